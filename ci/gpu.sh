@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The GPU suite, in one command on the GPU machine: build from source, run the
+# whole ctest suite (GPU tests included), the PyTorch cross-check, and
+# `exactune verify` on the default shapes; then whatever stages are named.
+# Logs and reports go under $OUT (default /tmp/exactune-gpu).
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep]   (no argument: tests torch verify faults)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/exactune-gpu}
+mkdir -p "$OUT"
+export EXACTUNE_CACHE_DIR=${EXACTUNE_CACHE_DIR:-/tmp/exactune-cache}
+export EXACTUNE_BUILD_DIR=${EXACTUNE_BUILD_DIR:-build-gpu}
+export PYTHONUNBUFFERED=1
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults)
+status=0
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+start=$(date +%s)
+if ! bash ci/build.sh >"$OUT/build.log" 2>&1; then
+  tail -40 "$OUT/build.log"
+  echo "build failed"
+  exit 1
+fi
+note "build: ok in $(( $(date +%s) - start )) s"
+bin=$EXACTUNE_BUILD_DIR/exactune
+
+for stage in "${stages[@]}"; do
+  t0=$(date +%s)
+  case $stage in
+    tests)
+      ctest --test-dir "$EXACTUNE_BUILD_DIR" --output-on-failure -j4 >"$OUT/ctest.log" 2>&1 || status=1
+      note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+      grep -A3 "SKIPPED\|Failed\|FAILED" "$OUT/ctest.log" | head -40
+      ;;
+    torch)
+      EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
+        python3 -m pytest tests/torch -q -p no:cacheprovider >"$OUT/torch.log" 2>&1 || status=1
+      note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
+      grep -E "^FAILED|Error" "$OUT/torch.log" | head -20
+      ;;
+    verify)
+      "$bin" verify >"$OUT/verify.log" 2>"$OUT/verify.err" || status=1
+      note "$(tail -1 "$OUT/verify.log") ($(( $(date +%s) - t0 )) s)"
+      ;;
+    faults)
+      # Each planted fault must be caught: verify must exit 1 with mismatches.
+      for fault in 1 2 3; do
+        if "$bin" verify --plant-fault $fault --variants 'w*_r1_*_v8_reload' >"$OUT/fault$fault.log" 2>&1; then
+          status=1
+          note "planted fault $fault: NOT caught"
+        else
+          note "planted fault $fault: caught: $(tail -1 "$OUT/fault$fault.log")"
+          grep -m1 "incorrect \[" "$OUT/fault$fault.log"
+        fi
+      done
+      ;;
+    sweep)
+      "$bin" sweep --out "$OUT/reports" >"$OUT/sweep.log" 2>"$OUT/sweep.err" || status=1
+      note "sweep: $(tail -1 "$OUT/sweep.log") ($(( $(date +%s) - t0 )) s)"
+      ;;
+    *) echo "unknown stage $stage"; status=2 ;;
+  esac
+done
+echo
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+exit $status

@@ -1,0 +1,30 @@
+// Options several subcommands share, and how they turn into pipeline inputs.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "compile_cache.hpp"
+#include "shapes.hpp"
+
+namespace exactune::cli {
+
+struct ShapeOptions {
+  std::string shapes_file;  // empty: the embedded default set
+  void add_to(CLI::App& command);
+  ShapeSet load() const;
+};
+
+struct CompileCliOptions {
+  std::string cache_dir;  // empty: CompileCache::default_directory()
+  int jobs = 0;
+  std::string variant_glob = "*";
+  void add_to(CLI::App& command);
+  CompileCache cache() const;
+};
+
+// The GPU targets to compile for: the --arch values, else the local GPU's
+// architecture, else sm_90 (the H200) when there is no GPU.
+std::vector<std::string> resolve_targets(const std::vector<std::string>& arch_option);
+
+}  // namespace exactune::cli

@@ -1,0 +1,84 @@
+#include "compiler.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "embedded_files.hpp"
+#include "host_exec/host_compiler.hpp"
+#include "nvrtc_compiler.hpp"
+
+namespace exactune {
+
+std::vector<std::string> included_templates(const std::string& main_file) {
+  static const std::regex include_line(R"(\s*#\s*include\s*"([^"]+)\".*)");
+  const std::string directory = main_file.substr(0, main_file.find_last_of('/') + 1);
+  std::vector<std::string> order{main_file};
+  std::set<std::string> seen{main_file};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    std::istringstream text{std::string(embedded_file(order[i]))};
+    std::smatch match;
+    for (std::string line; std::getline(text, line);) {
+      if (!std::regex_match(line, match, include_line)) continue;
+      const std::string path = directory + match[1].str();
+      if (seen.insert(path).second) order.push_back(path);
+    }
+  }
+  return order;
+}
+
+namespace {
+
+int worker_count(const CompileOptions& options, std::size_t work) {
+  const int hardware = std::max(1u, std::thread::hardware_concurrency());
+  const int wanted = options.jobs > 0 ? options.jobs : hardware;
+  return static_cast<int>(std::min<std::size_t>(wanted, std::max<std::size_t>(work, 1)));
+}
+
+}  // namespace
+
+std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
+                                        const CompileOptions& options) {
+  std::vector<CompileOutcome> outcomes(requests.size());
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  auto finished = [&](std::size_t i) {
+    std::lock_guard lock(progress_mutex);
+    ++done;
+    if (options.on_progress) options.on_progress({done, requests.size(), &outcomes[i]});
+  };
+
+  // The host compiler batches many kernels per translation unit, so it takes its
+  // requests together; NVRTC compiles one kernel per program, in parallel.
+  std::vector<std::size_t> host, gpu;
+  for (std::size_t i = 0; i < requests.size(); ++i) (requests[i].target == "host" ? host : gpu).push_back(i);
+
+  if (!host.empty()) {
+    std::vector<CompileRequest> batch;
+    for (std::size_t i : host) batch.push_back(requests[i]);
+    std::vector<CompileOutcome> compiled = compile_for_host(batch, cache, worker_count(options, batch.size()));
+    for (std::size_t k = 0; k < host.size(); ++k) {
+      outcomes[host[k]] = std::move(compiled[k]);
+      finished(host[k]);
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < gpu.size();) {
+      outcomes[gpu[k]] = compile_with_nvrtc(requests[gpu[k]], cache);
+      finished(gpu[k]);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < worker_count(options, gpu.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return outcomes;
+}
+
+}  // namespace exactune

@@ -1,0 +1,20 @@
+// The contract between a host-compiled kernel library and the CPU backend: the
+// one C signature every exported launcher has, and how launchers are named.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace exactune::host_exec {
+
+// Runs the kernel over the grid on `workers` OS threads (0: one per hardware
+// thread); args as cuLaunchKernel takes them, one pointer per parameter value.
+// Returns null, or a message valid until the next launch on the calling thread.
+using HostLauncher = const char* (*)(const unsigned grid[3], const unsigned block[3], void** args, unsigned workers);
+
+// Named by the request's cache key, so a kernel's symbol does not depend on
+// which other kernels share its shared object.
+inline std::string launcher_symbol(std::string_view request_key) {
+  return "exactune_host_launch_" + std::string(request_key);
+}
+
+}  // namespace exactune::host_exec

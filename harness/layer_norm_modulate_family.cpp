@@ -1,0 +1,164 @@
+#include "layer_norm_modulate_family.hpp"
+
+#include <fmt/format.h>
+
+#include "error.hpp"
+#include "layer_norm_modulate_workload.hpp"
+#include "shapes.hpp"
+
+namespace exactune {
+namespace {
+
+constexpr int kAtenLanesPerRow = 128;     // aten's block of (32, 4) threads per row
+constexpr int kRowRegisterBudget = 64;    // 32-bit registers a thread may spend holding its part of a row
+constexpr const char* kFusedTemplate = "kernel_templates/fused_layer_norm_modulate.cuh";
+
+std::string value_of(const std::vector<Param>& params, const char* axis) {
+  for (const Param& p : params) {
+    if (p.axis == axis) return p.value;
+  }
+  throw error(fmt::format("layer_norm_modulate: no value for axis '{}'", axis));
+}
+
+LayerNormModulateConfig decode(const std::vector<Param>& params) {
+  LayerNormModulateConfig c;
+  c.num_warps = std::stoi(value_of(params, "num_warps"));
+  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
+  c.peeled_tail = value_of(params, "tail") == "peeled";
+  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
+  c.row_in_registers = value_of(params, "pass2") == "registers";
+  return c;
+}
+
+class LayerNormModulateFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "layer_norm_modulate"; }
+
+  std::string description() const override {
+    return "LayerNorm (no affine) + adaLN modulate, bf16: out = LN(x) * (1 + scale) + shift, "
+           "bit-exact with torch 2.11's eager chain";
+  }
+
+  std::vector<Axis> axes() const override {
+    return {
+        {"num_warps", "warps per CTA", {"1", "2", "4", "8", "16"}},
+        {"rows_per_cta", "rows one CTA normalises at once", {"1", "2", "4", "8"}},
+        {"tail", "how the last, partial chunk of a row is masked: every chunk guarded (predicated) "
+                 "or full chunks unguarded and the partial one resolved at compile time (peeled)",
+         {"predicated", "peeled"}},
+        {"vector_bytes", "bytes per load and store (4 or 8 bf16)", {"8", "16"}},
+        {"pass2", "where the second pass reads x: again from memory (reload) or from registers",
+         {"reload", "registers"}},
+    };
+  }
+
+  std::string variant_name(const std::vector<Param>& params) const override {
+    const LayerNormModulateConfig c = decode(params);
+    return fmt::format("w{}_r{}_{}_v{}_{}", c.num_warps, c.rows_per_cta, c.peeled_tail ? "peeled" : "predicated",
+                       c.vector_bytes, c.row_in_registers ? "registers" : "reload");
+  }
+
+  std::string exclusion(const std::vector<Param>& params, int hidden) const override {
+    const LayerNormModulateConfig c = decode(params);
+    const int threads_in_cta = 32 * c.num_warps;
+    if (threads_in_cta % c.rows_per_cta != 0 || c.threads_per_row() < 32) {
+      return fmt::format("{} rows over {} threads leave less than a warp per row; a row needs whole warps "
+                         "because aten's in-warp shuffle tree runs inside one",
+                         c.rows_per_cta, threads_in_cta);
+    }
+    const int threads = c.threads_per_row();
+    if (threads > kAtenLanesPerRow) {
+      return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept",
+                         threads, kAtenLanesPerRow);
+    }
+    const int lanes_per_load = c.aten_vectors_per_load();
+    if (threads * lanes_per_load > kAtenLanesPerRow) {
+      return fmt::format("a {}-byte load spans {} aten lanes, so {} threads per row would need {} lanes (aten has {})",
+                         c.vector_bytes, lanes_per_load, threads, threads * lanes_per_load, kAtenLanesPerRow);
+    }
+    if (c.vector_bytes == 16 && hidden % 8 != 0) {
+      return fmt::format("16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
+                         "(hidden {} leaves rows 8-byte aligned only)",
+                         hidden);
+    }
+    const int row_vectors = hidden / 4;
+    const int chunk_vectors = threads * lanes_per_load;
+    if (c.peeled_tail && row_vectors % chunk_vectors == 0) {
+      return fmt::format("no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
+                         "so peeled compiles to the same kernel as predicated",
+                         row_vectors, chunk_vectors);
+    }
+    const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
+    const int held_registers = chunks * lanes_per_load * 2;
+    if (c.row_in_registers && held_registers > kRowRegisterBudget) {
+      return fmt::format("holding the row takes {} registers per thread ({} chunks of {} bytes), over the "
+                         "budget of {}",
+                         held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
+    }
+    return {};
+  }
+
+  CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
+    const LayerNormModulateConfig c = LayerNormModulateConfig::from(variant);
+    CompileRequest r;
+    r.name = fmt::format("{}@D{}", variant.name, hidden);
+    r.main_file = kFusedTemplate;
+    r.name_expression = fmt::format(
+        "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}>",
+        hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
+        c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload");
+    r.target = target;
+    return r;
+  }
+
+  std::vector<CompileRequest> support_requests(const std::string& target) const override {
+    auto request = [&](const char* name, const char* file, const char* expression) {
+      return CompileRequest{name, file, expression, target, {}};
+    };
+    return {
+        request("aten_layer_norm", "kernel_templates/reference_layer_norm.cuh", "&exactune_kernels::aten_layer_norm"),
+        request("eager_one_plus", "kernel_templates/eager_chain.cuh", "&exactune_kernels::eager_one_plus"),
+        request("eager_scale", "kernel_templates/eager_chain.cuh", "&exactune_kernels::eager_scale"),
+        request("eager_shift", "kernel_templates/eager_chain.cuh", "&exactune_kernels::eager_shift"),
+        request("copy_bytes", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes"),
+    };
+  }
+
+  std::vector<InputCase> input_cases(const Shape&) const override {
+    std::vector<InputCase> cases;
+    for (const ModulateCase& c : modulate_cases()) cases.push_back(describe_case(c));
+    return cases;
+  }
+
+  InputCase timing_case(const Shape& shape) const override {
+    return describe_case(find_modulate_case(fmt::format("a1_e{:g}", shape.eps == 1e-5 ? 1e-5 : 1e-6)));
+  }
+
+  std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                          const InputCase& input_case, std::uint64_t seed) const override {
+    return make_layer_norm_modulate_workload(backend, support, shape, input_case, seed);
+  }
+
+ private:
+  static InputCase describe_case(const ModulateCase& c) {
+    if (c.signed_zeros) {
+      return {c.name, fmt::format("rows of signed zeros (variance 0) and sparse N(0,1) among signed zeros, shift "
+                                  "with signed zeros, eps {:g}",
+                                  c.eps)};
+    }
+    const std::string offset = c.offset != 0 ? fmt::format("{:g} + ", c.offset) : "";
+    return {c.name, fmt::format("x ~ {}{:g} * N(mu_row, 1), scale holding -1, 0, 1, eps {:g}", offset, c.amplitude,
+                                c.eps)};
+  }
+};
+
+}  // namespace
+
+LayerNormModulateConfig LayerNormModulateConfig::from(const Variant& variant) { return decode(variant.params); }
+
+const KernelFamily& layer_norm_modulate_family() {
+  static const LayerNormModulateFamily family;
+  return family;
+}
+
+}  // namespace exactune

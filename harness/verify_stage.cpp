@@ -1,0 +1,62 @@
+#include "verify_stage.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "compile_plan.hpp"
+#include "error.hpp"
+#include "space.hpp"
+
+namespace exactune {
+
+SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
+                                    std::vector<CompileOutcome>* outcomes) {
+  const std::vector<CompileOutcome> compiled = compile_all(family.support_requests(backend.target()), cache);
+  SupportKernels support;
+  for (const CompileOutcome& o : compiled) {
+    if (!o.ok) throw error(fmt::format("the support kernel {} failed to compile for {}:\n{}", o.request.name, o.request.target, o.log));
+    support.add(o.request.name, backend.load(o.kernel));
+  }
+  if (outcomes) *outcomes = compiled;
+  return support;
+}
+
+VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const std::vector<Shape>& shapes,
+                                   const CompileCache& cache, const VerifyStageOptions& options) {
+  VerifyStageResult result;
+  const SupportKernels support = load_support_kernels(family, backend, cache, &result.support);
+
+  std::set<int> hidden_sizes;
+  for (const Shape& s : shapes) hidden_sizes.insert(s.hidden);
+  std::vector<CompileRequest> requests;
+  for (int hidden : hidden_sizes) {
+    for (const Candidate& c : enumerate_space(family, hidden)) {
+      if (!name_matches(c.variant.name, options.variant_glob)) continue;
+      if (!c.valid()) {
+        ++result.excluded;
+        continue;
+      }
+      CompileRequest r = family.variant_request(c.variant, hidden, backend.target());
+      r.defines.insert(r.defines.end(), options.variant_defines.begin(), options.variant_defines.end());
+      requests.push_back(std::move(r));
+      result.builds.push_back(VariantBuild{c.variant, hidden, {}});
+    }
+  }
+  std::vector<CompileOutcome> outcomes = compile_all(requests, cache, options.compile);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) result.builds[i].outcome = std::move(outcomes[i]);
+
+  result.records = verify_variants(family, backend, support, shapes, result.builds, options.verify);
+  return result;
+}
+
+Shape first_rows(const Shape& shape, int rows) {
+  if (rows <= 0) throw input_error(fmt::format("--rows {}: must be positive", rows));
+  Shape s = shape;
+  s.batch = std::min(shape.batch, rows);
+  s.tokens = std::min(shape.tokens, (rows + s.batch - 1) / s.batch);
+  return s;
+}
+
+}  // namespace exactune

@@ -1,0 +1,152 @@
+// The arithmetic every LayerNorm kernel of exactune shares: Welford push and
+// combine, the statistics' finalisation, bf16 rounding and the modulate chain.
+// Each float operation is an explicit single-rounding intrinsic, so that neither
+// NVRTC nor a host compiler can contract, reorder or fuse anything: the order
+// written here is the order aten 2.11 executes (shared/spec/aten-layernorm-bf16.md).
+//
+// EXACTUNE_PLANTED_FAULT (tests only) compiles a deliberately wrong variant of one
+// step, to prove that verification catches a single moved bit:
+//   1 swaps the operands of the combine's mean FMA, 2 skips the bf16 rounding of
+//   the product u, 3 walks the warp tree with offsets 1,2,4,8,16.
+#pragma once
+
+#ifndef EXACTUNE_PLANTED_FAULT
+#define EXACTUNE_PLANTED_FAULT 0
+#endif
+
+namespace exactune_kernels {
+
+typedef unsigned short bf16_bits;
+
+struct welford_state {
+  float mean;
+  float m2;
+  float count;
+};
+
+__device__ __forceinline__ float bf16_to_float(bf16_bits b) {
+  return __uint_as_float(static_cast<unsigned int>(b) << 16);
+}
+
+// Round to nearest even, as aten's c10::BFloat16 does on sm_80+ (cvt.rn.bf16.f32).
+// The host build has no such instruction; its integer form is equal for every
+// input (a GPU test compares the two over all 2^32 floats).
+__device__ __forceinline__ bf16_bits bf16_round(float f) {
+#if defined(__CUDA_ARCH__)
+  unsigned short r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+#else
+  const unsigned int u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fff;  // canonical NaN, as cvt.rn
+  return static_cast<bf16_bits>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
+}
+
+__device__ __forceinline__ void welford_push(welford_state& s, float value) {
+  const float delta = __fsub_rn(value, s.mean);
+  s.count = __fadd_rn(s.count, 1.0f);
+  const float inv_count = __frcp_rn(s.count);
+  s.mean = __fmaf_rn(delta, inv_count, s.mean);
+  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);  // the new mean
+}
+
+// C(own, other) of the spec. An empty partner still runs the formula:
+// count * (1/count) is not always exactly 1.
+__device__ __forceinline__ welford_state welford_combine(welford_state own, welford_state other) {
+  welford_state r;
+  r.count = __fadd_rn(other.count, own.count);
+  if (r.count > 0.0f) {
+    const float k = __frcp_rn(r.count);
+    const float share_other = __fmul_rn(other.count, k);
+    const float share_own = __fmul_rn(own.count, k);
+    const float delta = __fsub_rn(own.mean, other.mean);
+#if EXACTUNE_PLANTED_FAULT == 1
+    r.mean = __fmaf_rn(share_own, own.mean, __fmul_rn(share_other, other.mean));
+#else
+    r.mean = __fmaf_rn(share_other, other.mean, __fmul_rn(share_own, own.mean));
+#endif
+    r.m2 = __fmaf_rn(__fmul_rn(__fmul_rn(delta, delta), other.count), share_own,
+                     __fadd_rn(other.m2, own.m2));
+  } else {
+    r.mean = 0.0f;
+    r.m2 = 0.0f;
+  }
+  return r;
+}
+
+__device__ __forceinline__ welford_state shfl_down_state(welford_state s, int offset) {
+  welford_state r;
+  r.mean = __shfl_down_sync(0xffffffffu, s.mean, offset);
+  r.m2 = __shfl_down_sync(0xffffffffu, s.m2, offset);
+  r.count = __shfl_down_sync(0xffffffffu, s.count, offset);
+  return r;
+}
+
+// aten's in-warp tree: offsets 16, 8, 4, 2, 1 at levels 0..4.
+__device__ __forceinline__ int warp_tree_offset(int level) {
+#if EXACTUNE_PLANTED_FAULT == 3
+  return 1 << level;
+#else
+  return 16 >> level;
+#endif
+}
+
+// The block's four warp totals w0..w3 in aten's order: C(C(w0, w2), C(w1, w3)).
+__device__ __forceinline__ welford_state combine_four_warps(const welford_state* w) {
+  return welford_combine(welford_combine(w[0], w[2]), welford_combine(w[1], w[3]));
+}
+
+struct row_stats {
+  float mean;
+  float rstd;
+};
+
+// rsqrtf is the hardware approximation aten calls; 1/sqrtf would differ.
+__device__ __forceinline__ row_stats finalize_stats(welford_state total, int hidden, float eps) {
+  const float var = __fdiv_rn(total.m2, static_cast<float>(hidden));
+  row_stats s;
+  s.mean = total.mean;
+  s.rstd = rsqrtf(__fadd_rn(var, eps));
+  return s;
+}
+
+// The four rounded steps of the eager chain (spec section 3).
+__device__ __forceinline__ bf16_bits layer_norm_value(float x, row_stats s) {
+  return bf16_round(__fmul_rn(s.rstd, __fsub_rn(x, s.mean)));
+}
+
+__device__ __forceinline__ bf16_bits one_plus(bf16_bits scale) {
+  return bf16_round(__fadd_rn(bf16_to_float(scale), 1.0f));
+}
+
+__device__ __forceinline__ bf16_bits scaled(bf16_bits y, bf16_bits one_plus_scale) {
+  return bf16_round(__fmul_rn(bf16_to_float(y), bf16_to_float(one_plus_scale)));
+}
+
+__device__ __forceinline__ bf16_bits shifted(bf16_bits u, bf16_bits shift) {
+  return bf16_round(__fadd_rn(bf16_to_float(u), bf16_to_float(shift)));
+}
+
+// The whole chain for one element, as a fused kernel must compute it.
+__device__ __forceinline__ bf16_bits modulated_layer_norm(float x, row_stats s, bf16_bits scale,
+                                                          bf16_bits shift) {
+  const bf16_bits y = layer_norm_value(x, s);
+#if EXACTUNE_PLANTED_FAULT == 2
+  const float u_unrounded = __fmul_rn(bf16_to_float(y), bf16_to_float(one_plus(scale)));
+  return bf16_round(__fadd_rn(u_unrounded, bf16_to_float(shift)));
+#else
+  return shifted(scaled(y, one_plus(scale)), shift);
+#endif
+}
+
+// A packed pair of bf16 in one 32-bit word, little-endian: element 0 is the low half.
+__device__ __forceinline__ float low_half(unsigned int word) { return __uint_as_float(word << 16); }
+__device__ __forceinline__ float high_half(unsigned int word) { return __uint_as_float(word & 0xffff0000u); }
+__device__ __forceinline__ bf16_bits low_bits(unsigned int word) { return static_cast<bf16_bits>(word & 0xffffu); }
+__device__ __forceinline__ bf16_bits high_bits(unsigned int word) { return static_cast<bf16_bits>(word >> 16); }
+__device__ __forceinline__ unsigned int pack_bf16x2(bf16_bits lo, bf16_bits hi) {
+  return static_cast<unsigned int>(lo) | (static_cast<unsigned int>(hi) << 16);
+}
+
+}  // namespace exactune_kernels

@@ -1,0 +1,729 @@
+// The CUDA surface that exactune's kernel templates use, for a host C++
+// compiler: the same .cuh source compiles with g++/clang++ and runs on the CPU
+// with the semantics it relies on, so that CI (no GPU) can check bit-exactness.
+//
+// How a launch runs. Every block is executed by one OS thread; its CUDA
+// threads are cooperative fibers (small stacks, switched by hand on x86-64,
+// by ucontext elsewhere) scheduled round-robin by a per-block scheduler. A
+// fiber runs until it reaches a warp shuffle, __syncwarp or __syncthreads
+// that not all of its warp (or block) has reached, then switches straight to
+// the next fiber that can go on. A barrier that can never complete (threads
+// that diverged or finished) ends the launch with a "deadlock: ..." message
+// instead of hanging.
+// Blocks of a grid are spread over a few OS threads; each has its own fibers
+// and its own __shared__ memory (`static thread_local`: the blocks of one OS
+// thread run one at a time).
+//
+// Arithmetic. The __f*_rn intrinsics are the plain IEEE operations (one
+// rounding each, nearest even), __fmaf_rn is std::fma. Host code must be built
+// with -ffp-contract=off and without fast-math (enforced below where a macro
+// shows it). rsqrtf has no host equivalent of the GPU's rsqrt.approx.f32: it
+// is 1/sqrt here (see exactune_host::rsqrtf_recipe), used by references and
+// variants alike, so they agree with each other but not always with a GPU.
+//
+// Not simulated: dynamic shared memory (extern __shared__), partial-warp masks,
+// atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDA_ARCH__)
+#error "host_cuda.hpp makes CUDA sources compile with a host compiler; NVRTC/nvcc do not need it"
+#endif
+#if defined(__FAST_MATH__)
+#error "kernel templates must be compiled without fast-math on the host (-fno-fast-math): it changes the bits"
+#endif
+#if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
+#error "kernel templates need NaN and infinity semantics on the host (no -ffinite-math-only)"
+#endif
+#if !defined(__FLT_EVAL_METHOD__) || __FLT_EVAL_METHOD__ != 0
+#error "kernel templates need float arithmetic evaluated in float (SSE, not x87 excess precision)"
+#endif
+
+#include <fenv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if !(defined(__x86_64__) && defined(__ELF__)) || defined(EXACTUNE_HOST_UCONTEXT)
+#include <ucontext.h>
+#define EXACTUNE_HOST_USES_UCONTEXT 1
+#else
+#define EXACTUNE_HOST_USES_UCONTEXT 0
+#endif
+
+// CUDA's `#pragma unroll` means nothing to a host compiler. (Clang honours
+// this; GCC still warns under -Wall, which kernel builds do not use.)
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+
+// ---------------------------------------------------------------------------
+// Keywords
+// ---------------------------------------------------------------------------
+#define __global__ inline  // kernels live in headers: inline keeps them ODR-safe
+#define __device__
+#define __host__
+#define __constant__  // __device__ and __constant__ variables: plain globals of the shared object
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static thread_local
+// __restrict__ is understood by g++ and clang++ as it is.
+
+// ---------------------------------------------------------------------------
+// Vector types, with CUDA's alignment (reinterpret_cast loads rely on it)
+// ---------------------------------------------------------------------------
+struct alignas(8) uint2 {
+  unsigned int x, y;
+};
+struct uint3 {
+  unsigned int x, y, z;
+};
+struct alignas(16) uint4 {
+  unsigned int x, y, z, w;
+};
+struct dim3 {
+  unsigned int x = 1, y = 1, z = 1;
+};
+inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
+inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return uint4{x, y, z, w}; }
+
+constexpr int warpSize = 32;
+
+// ---------------------------------------------------------------------------
+// Arithmetic intrinsics: one IEEE operation each, rounded to nearest even
+// ---------------------------------------------------------------------------
+inline unsigned int __float_as_uint(float f) {
+  unsigned int u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float __uint_as_float(unsigned int u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline int __float_as_int(float f) { return static_cast<int>(__float_as_uint(f)); }
+inline float __int_as_float(int i) { return __uint_as_float(static_cast<unsigned int>(i)); }
+
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+
+namespace exactune_host {
+// The GPU's rsqrtf is rsqrt.approx.f32, whose exact bits no host function
+// reproduces. The host uses this one recipe everywhere, so a reference and a
+// variant run on the CPU see the same rstd; reports must say it is approximated.
+constexpr bool rsqrtf_is_approximate = true;
+constexpr const char* rsqrtf_recipe = "1.0f / sqrtf(x), both correctly rounded (GPU: rsqrt.approx.f32)";
+inline float host_rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+}  // namespace exactune_host
+
+inline float rsqrtf(float x) { return exactune_host::host_rsqrtf(x); }
+
+// ---------------------------------------------------------------------------
+// Runtime: fibers, the per-block scheduler and the grid
+// ---------------------------------------------------------------------------
+namespace exactune_host {
+namespace detail {
+
+#ifndef EXACTUNE_HOST_FIBER_STACK_BYTES
+#define EXACTUNE_HOST_FIBER_STACK_BYTES (64 * 1024)
+#endif
+constexpr std::size_t fiber_stack_bytes = EXACTUNE_HOST_FIBER_STACK_BYTES;
+constexpr unsigned max_block_threads = 1024;
+constexpr unsigned full_warp = 32;
+
+// ---- Context switch --------------------------------------------------------
+#if !EXACTUNE_HOST_USES_UCONTEXT
+// Saves the callee-saved registers on the current stack, stores the stack
+// pointer in *save_sp, loads load_sp and restores what was saved there. Written
+// as a separate assembly function (a COMDAT section, so that several
+// translation units may include this header) rather than a naked function:
+// the compiler then assumes an ordinary call that clobbers every caller-saved
+// register, which is what a switch to another fiber does. MXCSR and the x87
+// control word are not switched: all fibers of an OS thread share its FP state.
+asm(R"(
+  .pushsection .text.exactune_host_switch_stack,"axG",@progbits,exactune_host_switch_stack,comdat
+  .globl exactune_host_switch_stack
+  .hidden exactune_host_switch_stack
+  .type exactune_host_switch_stack,@function
+  .p2align 4
+exactune_host_switch_stack:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size exactune_host_switch_stack, .-exactune_host_switch_stack
+  .popsection
+)");
+extern "C" void exactune_host_switch_stack(void** save_sp, void* load_sp);
+
+struct execution_context {
+  void* sp = nullptr;
+};
+
+// Lays out a first frame that exactune_host_switch_stack "returns" into entry
+// with the stack aligned as after a call (rsp % 16 == 8).
+inline void start_context(execution_context& context, char* stack_low, std::size_t bytes, void (*entry)()) {
+  const auto top = reinterpret_cast<std::uintptr_t>(stack_low + bytes) & ~std::uintptr_t{15};
+  void** frame = reinterpret_cast<void**>(top) - 8;
+  for (int i = 0; i < 6; ++i) frame[i] = nullptr;  // r15, r14, r13, r12, rbx, rbp
+  frame[6] = reinterpret_cast<void*>(entry);
+  frame[7] = nullptr;  // entry's return address: none, which also ends unwinding
+  context.sp = frame;
+}
+
+inline void switch_context(execution_context& from, const execution_context& to) {
+  exactune_host_switch_stack(&from.sp, to.sp);
+}
+#else
+struct execution_context {
+  ucontext_t context;
+};
+
+inline void start_context(execution_context& context, char* stack_low, std::size_t bytes, void (*entry)()) {
+  getcontext(&context.context);
+  context.context.uc_stack.ss_sp = stack_low;
+  context.context.uc_stack.ss_size = bytes;
+  context.context.uc_link = nullptr;
+  makecontext(&context.context, entry, 0);
+}
+
+inline void switch_context(execution_context& from, const execution_context& to) {
+  swapcontext(&from.context, &to.context);
+}
+#endif
+
+// ---- Fiber stacks ------------------------------------------------------------
+// One mapping for all stacks of a worker, each with a guard page below it so
+// that an overflow faults instead of corrupting a neighbour. Pages are only
+// committed when touched; a stack set is reused across blocks and launches.
+class stack_set {
+ public:
+  explicit stack_set(unsigned count) : count_(count) {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    stride_ = fiber_stack_bytes + page_;
+    void* memory = mmap(nullptr, stride_ * count_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    base_ = memory == MAP_FAILED ? nullptr : static_cast<char*>(memory);
+    for (unsigned i = 0; base_ && i < count_; ++i) mprotect(base_ + i * stride_, page_, PROT_NONE);
+  }
+  stack_set(const stack_set&) = delete;
+  stack_set& operator=(const stack_set&) = delete;
+  ~stack_set() {
+    if (base_) munmap(base_, stride_ * count_);
+  }
+  bool ok() const { return base_ != nullptr; }
+  unsigned count() const { return count_; }
+  char* stack(unsigned i) const { return base_ + i * stride_ + page_; }
+
+ private:
+  unsigned count_;
+  std::size_t page_ = 0, stride_ = 0;
+  char* base_ = nullptr;
+};
+
+class stack_pool {
+ public:
+  ~stack_pool() {
+    for (stack_set* set : free_) delete set;
+  }
+  // A set of at least `count` stacks, or nullptr when memory is exhausted.
+  stack_set* take(unsigned count) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::size_t i = 0; i < free_.size(); ++i) {
+        if (free_[i]->count() >= count) {
+          stack_set* set = free_[i];
+          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+          return set;
+        }
+      }
+    }
+    auto* set = new stack_set(count);
+    if (set->ok()) return set;
+    delete set;
+    return nullptr;
+  }
+  void give_back(stack_set* set) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(set);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<stack_set*> free_;
+};
+
+inline stack_pool& stacks() {
+  static stack_pool pool;
+  return pool;
+}
+
+// ---- The per-block scheduler --------------------------------------------------
+enum class fiber_state : unsigned char { runnable, at_warp_sync, at_block_sync, finished };
+
+struct fiber {
+  execution_context context;
+  uint3 thread_index;
+  unsigned warp = 0, lane = 0;
+  unsigned long long warp_syncs = 0;   // warp exchanges this thread entered
+  unsigned long long block_syncs = 0;  // __syncthreads this thread entered
+  unsigned long long waits_for = 0;    // the exchange/barrier count that releases it
+  fiber_state state = fiber_state::runnable;
+};
+
+// A warp's shuffle exchange. Each lane writes its value into the slot of its
+// current exchange and waits until all lanes have written; two slot sets
+// alternate, so one barrier per shuffle suffices: a lane can only write the
+// next-but-one exchange after every lane has arrived at the next one, that is,
+// after every lane has read this one.
+struct warp_exchange {
+  unsigned slots[2][full_warp];
+  unsigned lanes = 0;      // threads of the block in this warp (the last may be partial)
+  unsigned lane_mask = 0;  // their bits
+  unsigned arrived = 0;
+  unsigned long long completed = 0;
+};
+
+// The kernel with its arguments bound, as the fibers call it.
+struct kernel_body {
+  void (*call)(const void*);
+  const void* object;
+};
+
+class block_runner {
+ public:
+  uint3 block_idx{0, 0, 0};
+  dim3 block_dim, grid_dim;
+  fiber* current = nullptr;
+
+  block_runner(stack_set* stacks, kernel_body body) : stacks_(stacks), body_(body) {}
+
+  // Runs every thread of one block to its end. Returns false with message()
+  // filled when the block failed (deadlock, an unsupported operation).
+  bool run(uint3 block_idx_value);
+
+  const char* message() const { return message_; }
+
+  // Called by the fibers.
+  void warp_sync_wait(fiber& f, unsigned long long exchange) { wait(f, fiber_state::at_warp_sync, exchange); }
+  void block_sync();
+  warp_exchange& warp_of(const fiber& f) { return warps_[f.warp]; }
+  [[noreturn]] void fail(const char* what);
+  static void fiber_main();
+
+ private:
+  void wait(fiber& f, fiber_state state, unsigned long long releasing_count) {
+    f.state = state;
+    f.waits_for = releasing_count;
+    switch_away(f);
+  }
+  // Hands the OS thread from f (waiting or finished) to the next fiber, in
+  // round-robin order, that can go on; to the scheduler when none can (the
+  // block is done, or deadlocked). A fiber-to-fiber switch halves the
+  // switches of going through the scheduler.
+  void switch_away(fiber& f) {
+    fiber* next = next_resumable_after(f);
+    if (next == nullptr) {
+      switch_context(f.context, scheduler_);
+      return;
+    }
+    next->state = fiber_state::runnable;
+    if (next == &f) return;  // f can go on itself
+    current = next;
+    switch_context(f.context, next->context);
+  }
+  fiber* next_resumable_after(const fiber& f) {
+    const std::size_t n = fibers_.size(), self = static_cast<std::size_t>(&f - fibers_.data());
+    for (std::size_t step = 1; step <= n; ++step) {
+      fiber& candidate = fibers_[(self + step) % n];
+      if (can_resume(candidate)) return &candidate;
+    }
+    return nullptr;
+  }
+  bool can_resume(const fiber& f) const {
+    switch (f.state) {
+      case fiber_state::runnable: return true;
+      case fiber_state::at_warp_sync: return warps_[f.warp].completed >= f.waits_for;
+      case fiber_state::at_block_sync: return block_syncs_completed_ >= f.waits_for;
+      case fiber_state::finished: return false;
+    }
+    return false;
+  }
+  void prepare(uint3 block_idx_value);
+  void describe_deadlock();
+
+  stack_set* stacks_;
+  kernel_body body_;
+  execution_context scheduler_;
+  std::vector<fiber> fibers_;
+  std::vector<warp_exchange> warps_;
+  unsigned block_sync_arrived_ = 0;
+  unsigned long long block_syncs_completed_ = 0;
+  std::size_t finished_ = 0;
+  bool failed_ = false;
+  char message_[512] = {0};
+};
+
+// The runner of the block this OS thread is executing (null outside a launch).
+inline thread_local block_runner* active_runner = nullptr;
+
+inline void block_runner::fiber_main() {
+  block_runner& runner = *active_runner;
+  // An exception is turned into a failure after its handler has ended: a fiber
+  // abandoned inside a handler would leave it open on this OS thread.
+  char thrown[256] = "";
+  try {
+    runner.body_.call(runner.body_.object);
+  } catch (const std::exception& e) {
+    std::snprintf(thrown, sizeof thrown, "the kernel threw: %s", e.what());
+  } catch (...) {
+    std::snprintf(thrown, sizeof thrown, "the kernel threw an exception");
+  }
+  if (thrown[0] != '\0') runner.fail(thrown);
+  fiber& self = *runner.current;
+  self.state = fiber_state::finished;
+  ++runner.finished_;
+  runner.switch_away(self);
+  std::abort();  // a finished fiber is never resumed
+}
+
+inline void block_runner::fail(const char* what) {
+  std::snprintf(message_, sizeof message_, "%s (block (%u,%u,%u), thread (%u,%u,%u))", what, block_idx.x, block_idx.y,
+                block_idx.z, current->thread_index.x, current->thread_index.y, current->thread_index.z);
+  failed_ = true;
+  switch_context(current->context, scheduler_);
+  std::abort();  // a failed block is abandoned, never resumed
+}
+
+inline void block_runner::block_sync() {
+  fiber& f = *current;
+  const unsigned long long barrier = f.block_syncs++;
+  if (++block_sync_arrived_ == fibers_.size()) {
+    block_sync_arrived_ = 0;
+    block_syncs_completed_ = barrier + 1;
+  } else {
+    wait(f, fiber_state::at_block_sync, barrier + 1);
+  }
+}
+
+inline void block_runner::prepare(uint3 block_idx_value) {
+  block_idx = block_idx_value;
+  const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+  fibers_.assign(threads, fiber{});
+  for (unsigned t = 0; t < threads; ++t) {
+    fiber& f = fibers_[t];
+    f.thread_index = uint3{t % block_dim.x, (t / block_dim.x) % block_dim.y, t / (block_dim.x * block_dim.y)};
+    f.warp = t / full_warp;
+    f.lane = t % full_warp;
+    start_context(f.context, stacks_->stack(t), fiber_stack_bytes, &block_runner::fiber_main);
+  }
+  warps_.assign((threads + full_warp - 1) / full_warp, warp_exchange{});
+  for (unsigned w = 0; w < warps_.size(); ++w) {
+    const unsigned lanes = threads - w * full_warp < full_warp ? threads - w * full_warp : full_warp;
+    warps_[w].lanes = lanes;
+    warps_[w].lane_mask = lanes == full_warp ? 0xffffffffu : (1u << lanes) - 1u;
+  }
+  block_sync_arrived_ = 0;
+  block_syncs_completed_ = 0;
+  finished_ = 0;
+  failed_ = false;
+}
+
+inline void block_runner::describe_deadlock() {
+  unsigned at_block = 0, at_warp = 0, finished = 0;
+  for (const fiber& f : fibers_) {
+    at_block += f.state == fiber_state::at_block_sync;
+    at_warp += f.state == fiber_state::at_warp_sync;
+    finished += f.state == fiber_state::finished;
+  }
+  char warp_part[96] = "";
+  if (at_warp > 0) std::snprintf(warp_part, sizeof warp_part, ", %u at a warp shuffle/__syncwarp,", at_warp);
+  std::snprintf(message_, sizeof message_,
+                "deadlock: %u threads wait at __syncthreads%s while %u finished (block (%u,%u,%u) of %u threads); "
+                "threads diverged around a barrier",
+                at_block, warp_part, finished, block_idx.x, block_idx.y, block_idx.z,
+                static_cast<unsigned>(fibers_.size()));
+}
+
+// Starts the first fiber; the fibers pass the OS thread among themselves and
+// come back here when all have finished, when one failed, or when none of
+// those left can go on: a deadlock.
+inline bool block_runner::run(uint3 block_idx_value) {
+  prepare(block_idx_value);
+  current = &fibers_.front();
+  switch_context(scheduler_, current->context);
+  if (failed_) return false;
+  if (finished_ < fibers_.size()) {
+    describe_deadlock();
+    return false;
+  }
+  return true;
+}
+
+// ---- Warp exchanges (shuffles, __syncwarp) --------------------------------
+enum class shuffle_mode { idx, up, down, bfly };
+
+// The source lane of shfl.sync as PTX defines it (CUDA passes c = ((32 - width)
+// << 8) | clamp, clamp 0 for up and 31 otherwise): a lane whose source falls
+// outside its width-segment reads its own value. Only b's low five bits count,
+// as in hardware: a shuffle down by 32 returns the caller's own value.
+inline unsigned shuffle_source_lane(shuffle_mode mode, unsigned lane, unsigned b, unsigned width) {
+  const unsigned segment_mask = (full_warp - width) & 31u;
+  const unsigned clamp = mode == shuffle_mode::up ? 0u : 31u;
+  const int max_lane = static_cast<int>((lane & segment_mask) | (clamp & ~segment_mask & 31u));
+  const int min_lane = static_cast<int>(lane & segment_mask);
+  const int bval = static_cast<int>(b & 31u);
+  const int me = static_cast<int>(lane);
+  int source = me;
+  bool valid = false;
+  switch (mode) {
+    case shuffle_mode::up:
+      source = me - bval;
+      valid = source >= max_lane;
+      break;
+    case shuffle_mode::down:
+      source = me + bval;
+      valid = source <= max_lane;
+      break;
+    case shuffle_mode::bfly:
+      source = me ^ bval;
+      valid = source <= max_lane;
+      break;
+    case shuffle_mode::idx:
+      source = min_lane | (bval & ~static_cast<int>(segment_mask));
+      valid = source <= max_lane;
+      break;
+  }
+  return static_cast<unsigned>(valid ? source : me);
+}
+
+// One 32-bit exchange: every lane of the warp contributes `value`; returns the
+// value of `source_lane` (the caller's own when that lane does not exist).
+inline unsigned exchange_word(unsigned value, unsigned source_lane) {
+  block_runner& runner = *active_runner;
+  fiber& f = *runner.current;
+  warp_exchange& w = runner.warp_of(f);
+  const unsigned long long exchange = f.warp_syncs++;
+  unsigned* slots = w.slots[exchange & 1];
+  slots[f.lane] = value;
+  if (++w.arrived == w.lanes) {
+    w.arrived = 0;
+    w.completed = exchange + 1;
+  } else {
+    runner.warp_sync_wait(f, exchange + 1);
+  }
+  return source_lane < w.lanes ? slots[source_lane] : value;
+}
+
+inline void check_warp_mask(unsigned mask, const char* intrinsic) {
+  block_runner& runner = *active_runner;
+  const unsigned needed = runner.warp_of(*runner.current).lane_mask;
+  if ((mask & needed) != needed) {
+    char what[160];
+    std::snprintf(what, sizeof what, "%s with mask 0x%08x: only masks naming every lane of the warp are simulated",
+                  intrinsic, mask);
+    runner.fail(what);
+  }
+}
+
+template <class T>
+T shuffle(unsigned mask, T value, shuffle_mode mode, unsigned b, int width, const char* intrinsic) {
+  static_assert(std::is_trivially_copyable<T>::value && sizeof(T) % 4 == 0 && sizeof(T) > 0,
+                "shuffles move 32-bit words: use a 4- or 8-byte type");
+  check_warp_mask(mask, intrinsic);
+  if (width < 1 || width > 32 || (width & (width - 1)) != 0) {
+    char what[96];
+    std::snprintf(what, sizeof what, "%s with width %d: width must be a power of two up to 32", intrinsic, width);
+    active_runner->fail(what);
+  }
+  const unsigned source = shuffle_source_lane(mode, active_runner->current->lane, b, static_cast<unsigned>(width));
+  unsigned words[sizeof(T) / 4];
+  std::memcpy(words, &value, sizeof(T));
+  for (unsigned& word : words) word = exchange_word(word, source);  // 64-bit types: two shuffles, as CUDA
+  T result;
+  std::memcpy(&result, words, sizeof(T));
+  return result;
+}
+
+// ---- The grid -------------------------------------------------------------------
+struct grid_job {
+  dim3 grid, block;
+  kernel_body body;
+  unsigned long long blocks = 0;
+  std::atomic<unsigned long long> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex message_mutex;
+  char message[512] = {0};
+};
+
+// One OS thread's share of the grid: blocks taken one at a time from a
+// shared counter, run on this thread's fibers in the default FP environment
+// (round to nearest, no flush-to-zero, whatever the caller had set).
+inline void run_blocks(grid_job& job) {
+  fenv_t caller_environment;
+  fegetenv(&caller_environment);
+  fesetenv(FE_DFL_ENV);
+  block_runner* const outer = active_runner;
+  stack_set* const fiber_stacks = stacks().take(job.block.x * job.block.y * job.block.z);
+  if (fiber_stacks == nullptr) {
+    std::lock_guard<std::mutex> lock(job.message_mutex);
+    if (!job.failed.exchange(true)) std::snprintf(job.message, sizeof job.message, "out of memory for fiber stacks");
+  } else {
+    block_runner runner(fiber_stacks, job.body);
+    runner.block_dim = job.block;
+    runner.grid_dim = job.grid;
+    active_runner = &runner;
+    for (;;) {
+      const unsigned long long linear = job.next.fetch_add(1);
+      if (linear >= job.blocks || job.failed.load(std::memory_order_relaxed)) break;
+      const auto gx = static_cast<unsigned long long>(job.grid.x), gy = static_cast<unsigned long long>(job.grid.y);
+      const uint3 block_idx{static_cast<unsigned>(linear % gx), static_cast<unsigned>((linear / gx) % gy),
+                            static_cast<unsigned>(linear / (gx * gy))};
+      if (!runner.run(block_idx)) {
+        std::lock_guard<std::mutex> lock(job.message_mutex);
+        if (!job.failed.exchange(true)) std::snprintf(job.message, sizeof job.message, "%s", runner.message());
+        break;
+      }
+    }
+    stacks().give_back(fiber_stacks);
+  }
+  active_runner = outer;
+  fesetenv(&caller_environment);
+}
+
+// What a launch may not ask for, as CUDA would refuse it; null when valid.
+inline const char* invalid_geometry(const dim3& grid, const dim3& block) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return "the grid has a zero dimension";
+  if (block.x == 0 || block.y == 0 || block.z == 0) return "the block has a zero dimension";
+  if (grid.x > 0x7fffffffu || grid.y > 65535u || grid.z > 65535u) return "the grid exceeds CUDA's limits";
+  if (block.x > 1024u || block.y > 1024u || block.z > 64u) return "the block exceeds CUDA's per-dimension limits";
+  if (static_cast<unsigned long long>(block.x) * block.y * block.z > max_block_threads)
+    return "the block has more than 1024 threads";
+  return nullptr;
+}
+
+// The launch message, valid until the next launch on this OS thread.
+inline thread_local char launch_message[512];
+
+inline const char* run_grid(const unsigned grid[3], const unsigned block[3], unsigned workers, kernel_body body) {
+  grid_job job;
+  job.grid = dim3{grid[0], grid[1], grid[2]};
+  job.block = dim3{block[0], block[1], block[2]};
+  job.body = body;
+  if (const char* invalid = invalid_geometry(job.grid, job.block)) {
+    std::snprintf(launch_message, sizeof launch_message, "invalid launch: %s (grid (%u,%u,%u), block (%u,%u,%u))",
+                  invalid, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+    return launch_message;
+  }
+  job.blocks = static_cast<unsigned long long>(grid[0]) * grid[1] * grid[2];
+  if (workers == 0) workers = std::thread::hardware_concurrency();
+  if (workers == 0) workers = 1;
+  if (workers > job.blocks) workers = static_cast<unsigned>(job.blocks);
+
+  std::vector<std::thread> helpers;
+  try {
+    for (unsigned i = 1; i < workers; ++i) helpers.emplace_back([&job] { run_blocks(job); });
+  } catch (const std::system_error&) {
+    // Fewer OS threads than asked for: the ones we have share the grid.
+  }
+  run_blocks(job);
+  for (std::thread& helper : helpers) helper.join();
+  if (!job.failed) return nullptr;
+  std::snprintf(launch_message, sizeof launch_message, "%s", job.message);
+  return launch_message;
+}
+
+template <class... Params, std::size_t... I>
+const char* launch_with_args(void (*kernel)(Params...), const unsigned grid[3], const unsigned block[3], void** args,
+                             unsigned workers, std::index_sequence<I...>) {
+  // Every simulated thread calls the kernel with its own copy of the
+  // parameters, as CUDA gives every thread the parameter values.
+  auto call = [kernel, args]() { kernel(*static_cast<const std::decay_t<Params>*>(args[I])...); };
+  using call_type = decltype(call);
+  const kernel_body body{[](const void* object) { (*static_cast<const call_type*>(object))(); }, &call};
+  return run_grid(grid, block, workers, body);
+}
+
+}  // namespace detail
+
+// Runs `kernel` over the grid. args as cuLaunchKernel takes them: one pointer
+// to each parameter's value. workers: OS threads (0: one per hardware thread).
+// Returns null, or a message (valid until the next launch on this OS thread).
+template <class... Params>
+const char* launch(void (*kernel)(Params...), const unsigned grid[3], const unsigned block[3], void** args,
+                   unsigned workers) noexcept {
+  try {
+    return detail::launch_with_args(kernel, grid, block, args, workers, std::index_sequence_for<Params...>{});
+  } catch (const std::exception& e) {
+    std::snprintf(detail::launch_message, sizeof detail::launch_message, "launch failed: %s", e.what());
+    return detail::launch_message;
+  }
+}
+
+}  // namespace exactune_host
+
+// ---------------------------------------------------------------------------
+// CUDA's built-in variables and synchronisation, per simulated thread
+// ---------------------------------------------------------------------------
+#define threadIdx (static_cast<const uint3&>(::exactune_host::detail::active_runner->current->thread_index))
+#define blockIdx (static_cast<const uint3&>(::exactune_host::detail::active_runner->block_idx))
+#define blockDim (static_cast<const dim3&>(::exactune_host::detail::active_runner->block_dim))
+#define gridDim (static_cast<const dim3&>(::exactune_host::detail::active_runner->grid_dim))
+
+inline void __syncthreads() { ::exactune_host::detail::active_runner->block_sync(); }
+
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  ::exactune_host::detail::check_warp_mask(mask, "__syncwarp");
+  ::exactune_host::detail::exchange_word(0, 0);
+}
+
+template <class T>
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize) {
+  return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::idx,
+                                          static_cast<unsigned>(src_lane), width, "__shfl_sync");
+}
+template <class T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::up, delta, width,
+                                          "__shfl_up_sync");
+}
+template <class T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::down, delta, width,
+                                          "__shfl_down_sync");
+}
+template <class T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
+  return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::bfly,
+                                          static_cast<unsigned>(lane_mask), width, "__shfl_xor_sync");
+}
+
+// Exports a host launcher from the generated translation unit.
+#define EXACTUNE_HOST_EXPORT extern "C" __attribute__((visibility("default")))

@@ -1,0 +1,101 @@
+// The CLI as a user meets it: help text, exit codes and one-line errors.
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "catch.hpp"
+#include "cuda_driver.hpp"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_cli(const std::string& args) {
+  Result r;
+  FILE* pipe = ::popen(fmt::format("'{}' {} 2>&1", EXACTUNE_CLI, args).c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("--help describes the tool and every subcommand") {
+  const Result r = run_cli("--help");
+  CHECK(r.exit_code == 0);
+  for (const char* command : {"list", "compile", "verify", "sweep"}) CHECK(contains(r.output, command));
+  for (const char* command : {"list", "compile", "verify", "sweep"}) {
+    const Result sub = run_cli(fmt::format("{} --help", command));
+    INFO(command << ":\n" << sub.output);
+    CHECK(sub.exit_code == 0);
+    CHECK(sub.output.size() > 200);
+  }
+}
+
+TEST_CASE("no subcommand, an unknown one, or an unknown option: exit 2") {
+  CHECK(run_cli("").exit_code == 2);
+  CHECK(run_cli("frobnicate").exit_code == 2);
+  CHECK(run_cli("list --no-such-option").exit_code == 2);
+}
+
+TEST_CASE("bad values are refused with one readable line and exit 2") {
+  SECTION("a hidden size that is not a multiple of 4") {
+    const Result r = run_cli("list --hidden 2242");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "exactune: error: --hidden 2242"));
+  }
+  SECTION("a malformed architecture") {
+    const Result r = run_cli("compile --arch sm90x");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "sm90x"));
+  }
+  SECTION("a missing shapes file") {
+    const Result r = run_cli("compile --shapes /no/such/file.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "/no/such/file.yaml"));
+  }
+  SECTION("an invalid shapes file names its line") {
+    const auto path = std::filesystem::temp_directory_path() / "exactune_cli_bad_shapes.yaml";
+    std::ofstream(path) << "shapes:\n  - name: bad\n    model: m\n    batch: 1\n    tokens: 1\n    hidden: 2242\n"
+                           "    eps: 1.0e-6\n";
+    const Result r = run_cli(fmt::format("list --shapes '{}'", path.string()));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, fmt::format("{}:6:", path.string())));
+  }
+}
+
+TEST_CASE("list prints the space with a reason for each exclusion") {
+  const Result r = run_cli("list --hidden 2240");
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "w4_r2_peeled_v16_reload"));
+  CHECK(contains(r.output, "excluded: "));
+  CHECK(contains(r.output, "hidden 2240:"));
+}
+
+TEST_CASE("verify needs a GPU or --cpu, and says so when there is none") {
+  const Result r = run_cli("verify --no-table --variants 'w1_r1_*'");
+  INFO(r.output);
+  if (const auto reason = exactune::why_no_gpu()) {
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.output, "--cpu"));
+  } else {
+    CHECK(r.exit_code == 0);
+  }
+  const Result cpu = run_cli("verify --cpu --rows 2 --no-table --variants 'w1_r1_*'");
+  INFO(cpu.output);
+  CHECK(cpu.exit_code == 0);
+  CHECK(contains(cpu.output, "rstd host-approximated"));
+}

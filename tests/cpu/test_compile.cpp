@@ -1,0 +1,86 @@
+// NVRTC compilation of the whole default space for three architectures, with no
+// GPU: zero errors, zero spills, and a second pass served from the cache.
+#include <fmt/format.h>
+
+#include "catch.hpp"
+#include "compile_plan.hpp"
+#include "compiler.hpp"
+#include "layer_norm_modulate_family.hpp"
+#include "ptxas_report.hpp"
+#include "shapes.hpp"
+#include "space.hpp"
+
+using namespace exactune;
+
+TEST_CASE("every valid variant of the default shapes compiles for sm_80, sm_90 and sm_100 without spills, then "
+          "comes from the cache") {
+  const CompileCache cache(CompileCache::default_directory());
+  const CompilePlan plan =
+      plan_compiles(layer_norm_modulate_family(), default_shapes().hidden_sizes(), {"sm_80", "sm_90", "sm_100"});
+  std::vector<CompileRequest> requests = plan.support;
+  requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
+  REQUIRE(plan.variants.size() > 100);
+
+  const std::vector<CompileOutcome> first = compile_all(requests, cache);
+  for (const CompileOutcome& o : first) {
+    INFO(o.request.name << " for " << o.request.target << ":\n" << o.log);
+    REQUIRE(o.ok);
+    CHECK_FALSE(o.kernel.resources.spills());
+    CHECK(o.kernel.resources.stack_frame_bytes == 0);
+    CHECK(o.kernel.binary.size() > 0);
+    CHECK_FALSE(o.kernel.entry.empty());
+  }
+
+  const std::vector<CompileOutcome> second = compile_all(requests, cache);
+  const CompileSummary s = summarize(second);
+  CHECK(s.failures == 0);
+  CHECK(s.cache_hits == requests.size());
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    CHECK(second[i].kernel.binary == first[i].kernel.binary);
+    CHECK(second[i].kernel.resources.registers == first[i].kernel.resources.registers);
+  }
+}
+
+TEST_CASE("a failed compile is an outcome with its log, not an exception, and the others still compile") {
+  const CompileCache cache(CompileCache::default_directory());
+  CompileRequest good{"copy", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", "sm_90", {}};
+  CompileRequest bad{"broken", "kernel_templates/copy.cuh", "&exactune_kernels::no_such_kernel", "sm_90", {}};
+  const auto outcomes = compile_all({bad, good}, cache);
+  REQUIRE(outcomes.size() == 2);
+  CHECK_FALSE(outcomes[0].ok);
+  CHECK(outcomes[0].log.find("no_such_kernel") != std::string::npos);
+  CHECK(outcomes[1].ok);
+}
+
+TEST_CASE("the cache key covers defines: a planted fault is a different kernel") {
+  const CompileCache cache(CompileCache::default_directory());
+  const Variant v = valid_variants(layer_norm_modulate_family(), 3072).front();
+  CompileRequest clean = layer_norm_modulate_family().variant_request(v, 3072, "sm_90");
+  CompileRequest faulty = clean;
+  faulty.defines.push_back("EXACTUNE_PLANTED_FAULT=1");
+  const auto outcomes = compile_all({clean, faulty}, cache);
+  REQUIRE(outcomes[0].ok);
+  REQUIRE(outcomes[1].ok);
+  CHECK(outcomes[0].kernel.binary != outcomes[1].kernel.binary);
+}
+
+TEST_CASE("the ptxas report is read") {
+  const KernelResources r = parse_ptxas_report(
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas         .     16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 70 registers, used 1 barriers, 48 bytes smem\n");
+  CHECK(r.registers == 70);
+  CHECK(r.stack_frame_bytes == 16);
+  CHECK(r.spill_store_bytes == 8);
+  CHECK(r.spill_load_bytes == 4);
+  CHECK(r.shared_bytes == 48);
+  CHECK(r.spills());
+  CHECK_THROWS(parse_ptxas_report("nothing here"));
+}
+
+TEST_CASE("included_templates follows #include from the main file") {
+  const auto files = included_templates("kernel_templates/fused_layer_norm_modulate.cuh");
+  REQUIRE(files.size() == 2);
+  CHECK(files[0] == "kernel_templates/fused_layer_norm_modulate.cuh");
+  CHECK(files[1] == "kernel_templates/arith.cuh");
+}
