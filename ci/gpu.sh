@@ -34,6 +34,8 @@ for stage in "${stages[@]}"; do
       ctest --test-dir "$EXACTUNE_BUILD_DIR" --output-on-failure -j4 >"$OUT/ctest.log" 2>&1 || status=1
       note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       grep -A3 "SKIPPED\|Failed\|FAILED" "$OUT/ctest.log" | head -40
+      cp "$EXACTUNE_BUILD_DIR/Testing/Temporary/LastTest.log" "$OUT/ctest-full.log" 2>/dev/null
+      grep -h "^cpu_vs_gpu:\|^planted fault\|^GPU 0:" "$OUT/ctest-full.log" | sort -u | while read -r line; do note "$line"; done
       ;;
     torch)
       EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \

@@ -44,6 +44,9 @@ class KernelFamily {
 
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  // Names the arithmetic the reference replicates, versioned: a framework that
+  // changes its kernel needs a new recipe, checked against the framework itself.
+  virtual std::string reference_recipe() const = 0;
   virtual std::vector<Axis> axes() const = 0;
 
   // The stable name of one combination of axis values (one value per axis, in

@@ -39,6 +39,8 @@ class LayerNormModulateFamily final : public KernelFamily {
            "bit-exact with torch 2.11's eager chain";
   }
 
+  std::string reference_recipe() const override { return "aten-2.11-vectorized-layer-norm-v4x128"; }
+
   std::vector<Axis> axes() const override {
     return {
         {"num_warps", "warps per CTA", {"1", "2", "4", "8", "16"}},

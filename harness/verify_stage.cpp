@@ -23,10 +23,10 @@ SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend
   return support;
 }
 
-VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const std::vector<Shape>& shapes,
-                                   const CompileCache& cache, const VerifyStageOptions& options) {
+VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const SupportKernels& support,
+                                   const std::vector<Shape>& shapes, const CompileCache& cache,
+                                   const VerifyStageOptions& options) {
   VerifyStageResult result;
-  const SupportKernels support = load_support_kernels(family, backend, cache, &result.support);
 
   std::set<int> hidden_sizes;
   for (const Shape& s : shapes) hidden_sizes.insert(s.hidden);

@@ -1,6 +1,6 @@
-// compile -> verify for one backend: compiles the family's support kernels and
-// every valid variant of each shape's hidden size for the backend's target,
-// loads the support kernels, and verifies every variant on every input case.
+// compile -> verify for one backend: compiles every valid variant of each
+// shape's hidden size for the backend's target and verifies every variant on
+// every input case against the reference (one of the support kernels).
 #pragma once
 #include <string>
 #include <vector>
@@ -18,14 +18,14 @@ struct VerifyStageOptions {
 };
 
 struct VerifyStageResult {
-  std::vector<CompileOutcome> support;
   std::vector<VariantBuild> builds;
   std::vector<VerifyRecord> records;
   std::size_t excluded = 0;
 };
 
-VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const std::vector<Shape>& shapes,
-                                   const CompileCache& cache, const VerifyStageOptions& options);
+VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const SupportKernels& support,
+                                   const std::vector<Shape>& shapes, const CompileCache& cache,
+                                   const VerifyStageOptions& options);
 
 // Compiles and loads the family's support kernels for the backend; throws
 // exactune::error with the compiler's log when one fails (nothing can be

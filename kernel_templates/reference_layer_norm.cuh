@@ -4,12 +4,11 @@
 // thread pushes the 4-element vectors t, t + 128, ... of the row into its own
 // Welford state, the warp reduces with a shuffle tree, the four warps combine
 // through shared memory (w0 <- w2 and w1 <- w3, then w0 <- w1), and the second
-// pass re-reads x. The recipe is versioned: a newer aten that changes it needs a
+// pass re-reads x. The recipe is versioned (KernelFamily::reference_recipe,
+// "aten-2.11-vectorized-layer-norm-v4x128"): a newer aten that changes it needs a
 // new reference, checked against real torch (tests/torch).
 #pragma once
 #include "arith.cuh"
-
-#define EXACTUNE_REFERENCE_RECIPE "aten-2.11-vectorized-layer-norm-v4x128"
 
 namespace exactune_kernels {
 
@@ -40,7 +39,7 @@ aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y,
   // lower half, halving until warp 0 holds the row's total.
   __shared__ welford_state handed[2];
   __shared__ row_stats stats;
-  for (int half = blockDim.y / 2; half > 0; half /= 2) {
+  for (unsigned half = blockDim.y / 2; half > 0; half /= 2) {
     if (threadIdx.x == 0 && threadIdx.y >= half && threadIdx.y < 2 * half) {
       handed[threadIdx.y - half] = s;
     }

@@ -67,7 +67,8 @@ void add_sweep_command(CLI::App& app, Run& run) {
       Progress verify_progress("verify", 0);
       stage.verify.on_record = [&](const VerifyRecord&) { verify_progress.advance(++verified); };
       const VerifyStageResult verified_result =
-          run_verify_stage(family, *backend, verify_shapes, options->compile.cache(), stage);
+          run_verify_stage(family, *backend, load_support_kernels(family, *backend, options->compile.cache()), verify_shapes,
+                           options->compile.cache(), stage);
       verify_progress.finish();
       const VerifySummary v = summarize(verified_result.records);
       fmt::print("verify on {}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "

@@ -96,8 +96,9 @@ void add_verify_command(CLI::App& app, Run& run) {
         verify_progress.advance(++verified, fmt::format("{} {} {}", r.shape, r.variant, r.input_case));
       };
       fmt::print(stderr, "verify on {}{}\n", backend->description(), options->backend.note());
-      const VerifyStageResult result = run_verify_stage(layer_norm_modulate_family(), *backend, shapes,
-                                                        options->compile.cache(), stage);
+      const VerifyStageResult result = run_verify_stage(layer_norm_modulate_family(), *backend,
+                                                        load_support_kernels(layer_norm_modulate_family(), *backend, options->compile.cache()),
+                                                        shapes, options->compile.cache(), stage);
       verify_progress.finish();
       if (options->table) fmt::print("{}", verify_table(result.records));
       const VerifySummary s = summarize(result.records);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "gpu/shared_gpu.hpp"
 #include "cuda_driver.hpp"
 #include "device_info.hpp"
 #include "error.hpp"
@@ -21,12 +22,7 @@
 namespace exactune {
 namespace {
 
-// One backend for the suite: each one costs a context creation. No test here
-// leaves a sticky error behind (the failures provoked are rejected launches).
-GpuBackend& gpu() {
-  static const std::unique_ptr<GpuBackend> backend = open_gpu_backend(0);
-  return *backend;
-}
+GpuBackend& gpu() { return shared_gpu(); }
 
 // extern "C" keeps the entry names unmangled, so no name expressions are needed.
 constexpr const char* kTestKernelSource = R"(

@@ -1,0 +1,631 @@
+#include "sweep_file.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+
+namespace exactune {
+
+const VariantResult* ShapeResult::find(const std::string& name) const {
+  const auto it = std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
+  return it == variants.end() ? nullptr : &*it;
+}
+
+const ShapeResult* SweepResults::find(const std::string& name) const {
+  const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const ShapeResult& s) { return s.shape.name == name; });
+  return it == shapes.end() ? nullptr : &*it;
+}
+
+namespace {
+
+// A timing is written two ways: a shape's figures as a flow map under one key
+// (`copy_us: {median: .., min: .., max: .., samples: ..}`), a variant's as flat
+// keys (`median_us`, ..., `cold_median_us`, ...) so a variant reads as one
+// block. Both spell their keys with timing_key(), the writer and the reader alike.
+constexpr std::array<std::string_view, 4> kTimingFields = {"median", "min", "max", "samples"};
+
+std::string timing_key(std::string_view prefix, std::string_view field, std::string_view unit) {
+  return fmt::format("{}{}{}", prefix, field, field == "samples" ? "" : unit);
+}
+
+// The keys of a timing's flow map, and the prefixes of a variant's flat keys.
+constexpr std::string_view kFlowUnit = "";
+constexpr std::string_view kFlatUnit = "_us";
+constexpr std::string_view kHotPrefix = "";
+constexpr std::string_view kColdPrefix = "cold_";
+// Written for readers (median_us / copy median) and recomputed by whoever needs it.
+constexpr std::string_view kDerivedCopyRatio = "copy_ratio";
+
+// ---------------------------------------------------------------- writing
+
+// The shortest decimal that reads back to the same double. YAML 1.1 readers
+// (PyYAML) take digits without a '.' for an integer, or with an exponent for a
+// string, so the mantissa always gets one: 1e-06 -> 1.0e-06, 3 -> 3.0.
+std::string yaml_number(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  std::string text = fmt::format("{}", value);
+  if (text.find('.') == std::string::npos) {
+    const std::size_t exponent = text.find('e');
+    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
+  }
+  return text;
+}
+
+// Whether `text` written plain reads back as the same string in any YAML reader,
+// in block and flow context alike: it starts with a letter, holds no
+// indicator characters, and is no word a reader would take for a bool or null.
+bool plain_is_safe(std::string_view text) {
+  if (text.empty() || !std::isalpha(static_cast<unsigned char>(text.front())) || text.back() == ' ') return false;
+  const bool safe_characters = std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(" ._-/", c) != nullptr;
+  });
+  if (!safe_characters) return false;
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  constexpr std::array<std::string_view, 11> kReserved = {"true", "false", "yes", "no",  "on", "off",
+                                                          "y",    "n",     "null", "nan", "inf"};
+  return std::find(kReserved.begin(), kReserved.end(), lower) == kReserved.end();
+}
+
+std::string yaml_string(std::string_view text) {
+  if (plain_is_safe(text)) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': quoted += "\\\""; break;
+      case '\\': quoted += "\\\\"; break;
+      case '\n': quoted += "\\n"; break;
+      case '\t': quoted += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+        } else {
+          quoted += c;
+        }
+    }
+  }
+  return quoted + "\"";
+}
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+std::string flow_map(const KeyValues& fields) {
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : fields) parts.push_back(key + ": " + value);
+  return fmt::format("{{{}}}", fmt::join(parts, ", "));
+}
+
+KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit) {
+  const std::array<std::string, 4> values = {yaml_number(t.median_us), yaml_number(t.min_us), yaml_number(t.max_us),
+                                             fmt::format("{}", t.samples)};
+  KeyValues fields;
+  for (std::size_t i = 0; i < kTimingFields.size(); ++i) {
+    fields.emplace_back(timing_key(prefix, kTimingFields[i], unit), values[i]);
+  }
+  return fields;
+}
+
+// Builds the text a block at a time; `item` starts a list entry ("- key: value").
+class YamlText {
+ public:
+  void field(int indent, std::string_view key, std::string_view value) {
+    text_ += fmt::format("{:{}}{}: {}\n", "", indent, key, value);
+  }
+  void fields(int indent, const KeyValues& entries) {
+    for (const auto& [key, value] : entries) field(indent, key, value);
+  }
+  void item(int indent, std::string_view key, std::string_view value) {
+    text_ += fmt::format("{:{}}- {}: {}\n", "", indent, key, value);
+  }
+  void line(std::string_view text) { text_ += fmt::format("{}\n", text); }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+};
+
+// A comment holds one line: any control character in the device name becomes a space.
+std::string comment_safe(std::string text) {
+  std::replace_if(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
+  return text;
+}
+
+KeyValues device_fields(const DeviceRecord& d) {
+  return {{"name", yaml_string(d.name)},
+          {"slug", yaml_string(d.slug)},
+          {"arch", yaml_string(d.arch)},
+          {"sm_count", fmt::format("{}", d.sm_count)},
+          {"l2_bytes", fmt::format("{}", d.l2_bytes)},
+          {"memory_clock_khz", fmt::format("{}", d.memory_clock_khz)},
+          {"memory_bus_bits", fmt::format("{}", d.memory_bus_bits)},
+          {"driver_version", fmt::format("{}", d.driver_version)},
+          {"nvrtc_version", yaml_string(d.nvrtc_version)}};
+}
+
+KeyValues timing_method_fields(const TimingMethod& m) {
+  return {{"hot", yaml_string(m.hot)},
+          {"cold", yaml_string(m.cold)},
+          {"repetitions", fmt::format("{}", m.repetitions)},
+          {"max_spread", yaml_number(m.max_spread)}};
+}
+
+// The figures a shape carries about itself, each written only when measured.
+const std::array<std::pair<std::string_view, std::optional<Timing> ShapeResult::*>, 4> kShapeTimings = {{
+    {"copy_us", &ShapeResult::copy_hot},
+    {"copy_cold_us", &ShapeResult::copy_cold},
+    {"eager_us", &ShapeResult::eager_hot},
+    {"eager_cold_us", &ShapeResult::eager_cold},
+}};
+
+void write_variant(YamlText& out, const VariantResult& v, const std::optional<Timing>& copy_hot) {
+  constexpr int kIndent = 8;
+  out.item(kIndent - 2, "variant", yaml_string(v.variant));
+  KeyValues params;
+  for (const Param& p : v.params) params.emplace_back(yaml_string(p.axis), yaml_string(p.value));
+  out.field(kIndent, "params", flow_map(params));
+  out.field(kIndent, "registers", fmt::format("{}", v.registers));
+  out.field(kIndent, "spill_bytes", fmt::format("{}", v.spill_bytes));
+  out.field(kIndent, "exact", v.exact ? "true" : "false");
+  out.field(kIndent, "cases", fmt::format("\"{}/{}\"", v.cases_passed, v.cases_total));
+  if (!v.failure_kind.empty()) out.field(kIndent, "failure_kind", yaml_string(v.failure_kind));
+  if (!v.failure.empty()) out.field(kIndent, "failure", yaml_string(v.failure));
+  if (v.hot) out.fields(kIndent, timing_fields(*v.hot, kHotPrefix, kFlatUnit));
+  if (v.cold) out.fields(kIndent, timing_fields(*v.cold, kColdPrefix, kFlatUnit));
+  if (v.hot && copy_hot && copy_hot->median_us > 0) {
+    out.field(kIndent, kDerivedCopyRatio, fmt::format("{:.3f}", v.hot->median_us / copy_hot->median_us));
+  }
+}
+
+void write_shape(YamlText& out, const ShapeResult& s) {
+  constexpr int kIndent = 4;
+  out.item(kIndent - 2, "name", yaml_string(s.shape.name));
+  out.fields(kIndent, {{"model", yaml_string(s.shape.model)},
+                       {"batch", fmt::format("{}", s.shape.batch)},
+                       {"tokens", fmt::format("{}", s.shape.tokens)},
+                       {"hidden", fmt::format("{}", s.shape.hidden)},
+                       {"eps", yaml_number(s.shape.eps)},
+                       {"modulation_stride", fmt::format("{}", s.shape.modulation_stride)},
+                       {"bytes_moved", fmt::format("{}", s.bytes_moved)}});
+  for (const auto& [key, member] : kShapeTimings) {
+    if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, flow_map(timing_fields(*t, "", kFlowUnit)));
+  }
+  if (s.variants.empty()) {
+    out.field(kIndent, "variants", "[]");
+    return;
+  }
+  out.line("    variants:");
+  for (const VariantResult& v : s.variants) write_variant(out, v, s.copy_hot);
+}
+
+// ---------------------------------------------------------------- reading
+
+// Where a file's errors point: "<source>:<line>: <what>".
+class Source {
+ public:
+  explicit Source(std::string name) : name_(std::move(name)) {}
+
+  template <typename... Args>
+  [[noreturn]] void fail(int line, fmt::format_string<Args...> what, Args&&... args) const {
+    throw error(fmt::format("{}:{}: {}", name_, line, fmt::format(what, std::forward<Args>(args)...)));
+  }
+
+ private:
+  std::string name_;
+};
+
+// yaml-cpp marks are 0-based, and -1 on nodes that have no position.
+int line_of(const YAML::Node& node) { return std::max(node.Mark().line, 0) + 1; }
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
+    default: return "nothing";
+  }
+}
+
+class Fields;
+
+// One value of the file and the key it is under, converted with messages that
+// name the key and the line.
+class Value {
+ public:
+  Value(const Source& source, std::string key, YAML::Node node, int line)
+      : source_(&source), key_(std::move(key)), node_(std::move(node)), line_(line) {}
+
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+  const Source& source() const { return *source_; }
+
+  std::string text() const { return scalar("a string"); }
+
+  template <typename Int>
+  Int integer() const {
+    return parse_number<Int>("an integer");
+  }
+
+  double real() const {
+    const std::string& text = plain_scalar("a number");
+    if (text == ".nan") return std::nan("");
+    if (text == ".inf" || text == "+.inf") return HUGE_VAL;
+    if (text == "-.inf") return -HUGE_VAL;
+    return parse_number<double>("a number");
+  }
+
+  bool boolean() const {
+    const std::string& text = plain_scalar("true or false");
+    if (text != "true" && text != "false") source_->fail(line_, "{} must be true or false, got '{}'", key_, text);
+    return text == "true";
+  }
+
+  Fields map(std::string what) const;
+
+  std::vector<Value> list() const {
+    if (!node_.IsSequence()) source_->fail(line_, "{} must be a list, got {}", key_, describe(node_));
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < node_.size(); ++i) {
+      // An empty item has no mark of its own; the list's line locates it.
+      const int line = node_[i].IsNull() ? line_ : line_of(node_[i]);
+      items.emplace_back(*source_, fmt::format("{} #{}", key_, i + 1), node_[i], line);
+    }
+    return items;
+  }
+
+ private:
+  friend class Fields;
+
+  const std::string& scalar(std::string_view expected) const {
+    if (node_.IsNull()) source_->fail(line_, "{} has no value (expected {})", key_, expected);
+    if (!node_.IsScalar()) source_->fail(line_, "{} must be {}, got {}", key_, expected, describe(node_));
+    return node_.Scalar();
+  }
+
+  // A number is written plain: quoted, "4" is a string (yaml-cpp tags it "!").
+  const std::string& plain_scalar(std::string_view expected) const {
+    const std::string& text = scalar(expected);
+    if (node_.Tag() == "!") source_->fail(line_, "{} must be {}, got the quoted string \"{}\"", key_, expected, text);
+    return text;
+  }
+
+  template <typename Number>
+  Number parse_number(std::string_view expected) const {
+    const std::string& text = plain_scalar(expected);
+    Number result{};
+    const char* end = text.data() + text.size();
+    const auto [stop, status] = std::from_chars(text.data(), end, result);
+    if (status == std::errc::result_out_of_range) source_->fail(line_, "{} {} is out of range", key_, text);
+    if (status != std::errc() || stop != end) source_->fail(line_, "{} must be {}, got '{}'", key_, expected, text);
+    return result;
+  }
+
+  const Source* source_;
+  std::string key_;
+  YAML::Node node_;
+  int line_;
+};
+
+// The entries of one YAML map. Each is taken by name at most once; finish()
+// then refuses any key nobody asked for, so a misspelt key is an error and not
+// a silently absent figure.
+class Fields {
+ public:
+  Fields(const Source& source, const YAML::Node& map, int line, std::string what)
+      : source_(&source), line_(line), what_(std::move(what)) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const int key_line = line_of(it->first);
+      if (!it->first.IsScalar()) source.fail(key_line, "a key in {} must be a name, got {}", what_, describe(it->first));
+      const std::string& key = it->first.Scalar();
+      if (const Entry* first = entry(key)) {
+        source.fail(key_line, "key '{}' appears twice in {} (first on line {})", key, what_, first->key_line);
+      }
+      // An empty value's mark points at the next token, often on a later line.
+      const int value_line = it->second.IsNull() ? key_line : line_of(it->second);
+      entries_.push_back({Value(source, key, it->second, value_line), key_line});
+    }
+  }
+
+  int line() const { return line_; }
+
+  Value operator[](std::string_view key) {
+    if (std::optional<Value> value = optional(key)) return *value;
+    source_->fail(line_, "{} is missing key '{}'", what_, key);
+  }
+
+  std::optional<Value> optional(std::string_view key) {
+    asked_.emplace_back(key);
+    Entry* found = entry(key);
+    if (found == nullptr) return std::nullopt;
+    found->taken = true;
+    return found->value;
+  }
+
+  bool has(std::string_view key) const { return entry(key) != nullptr; }
+
+  // Every entry, in file order: for maps whose keys are data (a variant's params).
+  std::vector<Value> take_all() {
+    std::vector<Value> values;
+    for (Entry& e : entries_) {
+      e.taken = true;
+      values.push_back(e.value);
+    }
+    return values;
+  }
+
+  // A key that is allowed but not read (derived figures written for readers).
+  void skip(std::string_view key) { optional(key); }
+
+  void finish() const {
+    for (const Entry& e : entries_) {
+      if (!e.taken) {
+        source_->fail(e.key_line, "unknown key '{}' in {} (known: {})", e.value.key(), what_, fmt::join(asked_, ", "));
+      }
+    }
+  }
+
+ private:
+  struct Entry {
+    Value value;
+    int key_line;
+    bool taken = false;
+  };
+
+  const Entry* entry(std::string_view key) const {
+    const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.value.key() == key; });
+    return it == entries_.end() ? nullptr : &*it;
+  }
+  Entry* entry(std::string_view key) { return const_cast<Entry*>(std::as_const(*this).entry(key)); }
+
+  const Source* source_;
+  int line_;
+  std::string what_;
+  std::vector<Entry> entries_;
+  std::vector<std::string> asked_;
+};
+
+Fields Value::map(std::string what) const {
+  if (!node_.IsMap()) source_->fail(line_, "{} must be a map, got {}", key_, describe(node_));
+  return Fields(*source_, node_, line_, std::move(what));
+}
+
+Timing read_timing(Fields& fields, std::string_view prefix, std::string_view unit) {
+  Timing t;
+  t.median_us = fields[timing_key(prefix, "median", unit)].real();
+  t.min_us = fields[timing_key(prefix, "min", unit)].real();
+  t.max_us = fields[timing_key(prefix, "max", unit)].real();
+  t.samples = fields[timing_key(prefix, "samples", unit)].integer<int>();
+  return t;
+}
+
+// A variant's flat timing: absent when none of its keys is there, else all of them.
+std::optional<Timing> read_flat_timing(Fields& fields, std::string_view prefix) {
+  const bool present = std::any_of(kTimingFields.begin(), kTimingFields.end(), [&](std::string_view field) {
+    return fields.has(timing_key(prefix, field, kFlatUnit));
+  });
+  if (!present) return std::nullopt;
+  return read_timing(fields, prefix, kFlatUnit);
+}
+
+Timing read_flow_timing(const Value& value) {
+  Fields fields = value.map(value.key());
+  const Timing t = read_timing(fields, "", kFlowUnit);
+  fields.finish();
+  return t;
+}
+
+// "passed/total", e.g. "8/8".
+void read_cases(const Value& value, VariantResult& v) {
+  const std::string text = value.text();
+  const std::size_t slash = text.find('/');
+  const auto whole_number = [](std::string_view part, int& out) {
+    const auto [stop, status] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return status == std::errc() && stop == part.data() + part.size() && out >= 0;
+  };
+  const std::string_view all(text);
+  if (slash == std::string::npos || !whole_number(all.substr(0, slash), v.cases_passed) ||
+      !whole_number(all.substr(slash + 1), v.cases_total) || v.cases_passed > v.cases_total) {
+    value.source().fail(value.line(), "cases must be \"passed/total\" with passed <= total, got '{}'", text);
+  }
+}
+
+VariantResult read_variant(const Value& item) {
+  Fields f = item.map("a variant");
+  VariantResult v;
+  v.variant = f["variant"].text();
+  Fields params = f["params"].map("params");
+  for (const Value& param : params.take_all()) v.params.push_back({param.key(), param.text()});
+  v.registers = f["registers"].integer<int>();
+  v.spill_bytes = f["spill_bytes"].integer<int>();
+  v.exact = f["exact"].boolean();
+  read_cases(f["cases"], v);
+  if (auto kind = f.optional("failure_kind")) v.failure_kind = kind->text();
+  if (auto failure = f.optional("failure")) v.failure = failure->text();
+  v.hot = read_flat_timing(f, kHotPrefix);
+  v.cold = read_flat_timing(f, kColdPrefix);
+  f.skip(kDerivedCopyRatio);
+  f.finish();
+  return v;
+}
+
+// Names are unique in their list: the gate and the reports find records by name.
+void check_unique(std::set<std::string>& seen, const std::string& name, const Value& item, std::string_view what) {
+  if (!seen.insert(name).second) item.source().fail(item.line(), "{} '{}' appears twice", what, name);
+}
+
+ShapeResult read_shape(const Value& item) {
+  Fields f = item.map("a shape");
+  ShapeResult s;
+  s.shape.name = f["name"].text();
+  s.shape.model = f["model"].text();
+  s.shape.batch = f["batch"].integer<int>();
+  s.shape.tokens = f["tokens"].integer<int>();
+  s.shape.hidden = f["hidden"].integer<int>();
+  s.shape.eps = f["eps"].real();
+  s.shape.modulation_stride = f["modulation_stride"].integer<std::int64_t>();
+  s.bytes_moved = f["bytes_moved"].integer<std::int64_t>();
+  for (const auto& [key, member] : kShapeTimings) {
+    if (const std::optional<Value> timing = f.optional(key)) s.*member = read_flow_timing(*timing);
+  }
+  std::set<std::string> names;
+  for (const Value& variant_item : f["variants"].list()) {
+    s.variants.push_back(read_variant(variant_item));
+    check_unique(names, s.variants.back().variant, variant_item, fmt::format("in shape '{}', variant", s.shape.name));
+  }
+  f.finish();
+  return s;
+}
+
+DeviceRecord read_device(const Value& value) {
+  Fields f = value.map("gpu");
+  DeviceRecord d;
+  d.name = f["name"].text();
+  d.slug = f["slug"].text();
+  d.arch = f["arch"].text();
+  d.sm_count = f["sm_count"].integer<int>();
+  d.l2_bytes = f["l2_bytes"].integer<std::int64_t>();
+  d.memory_clock_khz = f["memory_clock_khz"].integer<int>();
+  d.memory_bus_bits = f["memory_bus_bits"].integer<int>();
+  d.driver_version = f["driver_version"].integer<int>();
+  d.nvrtc_version = f["nvrtc_version"].text();
+  f.finish();
+  return d;
+}
+
+TimingMethod read_timing_method(const Value& value) {
+  Fields f = value.map("timing");
+  TimingMethod m;
+  m.hot = f["hot"].text();
+  m.cold = f["cold"].text();
+  m.repetitions = f["repetitions"].integer<int>();
+  m.max_spread = f["max_spread"].real();
+  f.finish();
+  return m;
+}
+
+YAML::Node load_document(std::string_view text, const Source& source) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    source.fail(std::max(e.mark.line, 0) + 1, "YAML syntax error: {}", e.msg);
+  }
+  if (documents.empty() || !documents.front().IsMap()) {
+    source.fail(documents.empty() ? 1 : line_of(documents.front()),
+                "expected a map that starts with 'exactune_sweep: {}'", kSweepFormatVersion);
+  }
+  if (documents.size() > 1) source.fail(line_of(documents[1]), "a sweep file holds one YAML document; this is a second one");
+  return documents.front();
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  const auto cannot_read = [&](std::string_view why) {
+    return error(fmt::format("{}: cannot read the sweep file: {}", path.string(), why));
+  };
+  std::error_code ec;
+  // Opening a directory succeeds; only the first read fails.
+  if (std::filesystem::is_directory(path, ec)) throw cannot_read("it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw cannot_read(std::strerror(errno));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) throw cannot_read(std::strerror(errno));
+  return text;
+}
+
+}  // namespace
+
+std::string to_sweep_yaml(const SweepResults& results) {
+  YamlText out;
+  out.line(fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
+                       comment_safe(results.device.name)));
+  out.field(0, "exactune_sweep", fmt::format("{}", kSweepFormatVersion));
+  out.fields(0, {{"family", yaml_string(results.family)},
+                 {"reference_recipe", yaml_string(results.reference_recipe)},
+                 {"created", yaml_string(results.created)},
+                 {"wall_s", yaml_number(results.wall_s)},
+                 {"gpu", flow_map(device_fields(results.device))},
+                 {"timing", flow_map(timing_method_fields(results.timing))}});
+  if (results.shapes.empty()) {
+    out.field(0, "shapes", "[]");
+  } else {
+    out.line("shapes:");
+    for (const ShapeResult& s : results.shapes) write_shape(out, s);
+  }
+  return out.take();
+}
+
+SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_name) {
+  const Source source(source_name);
+  const YAML::Node root = load_document(text, source);
+  Fields top(source, root, line_of(root), "the top level");
+  const Value version = top["exactune_sweep"];
+  if (version.integer<int>() != kSweepFormatVersion) {
+    source.fail(version.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {})",
+                version.integer<int>(), kSweepFormatVersion);
+  }
+  SweepResults results;
+  results.family = top["family"].text();
+  results.reference_recipe = top["reference_recipe"].text();
+  results.created = top["created"].text();
+  results.wall_s = top["wall_s"].real();
+  results.device = read_device(top["gpu"]);
+  results.timing = read_timing_method(top["timing"]);
+  std::set<std::string> names;
+  for (const Value& item : top["shapes"].list()) {
+    results.shapes.push_back(read_shape(item));
+    check_unique(names, results.shapes.back().shape.name, item, "shape");
+  }
+  top.finish();
+  return results;
+}
+
+void write_sweep_file(const SweepResults& results, const std::filesystem::path& path) {
+  const std::string text = to_sweep_yaml(results);
+  const auto cannot_write = [&](std::string_view why) {
+    return error(fmt::format("{}: cannot write the sweep file: {}", path.string(), why));
+  };
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) throw cannot_write(ec.message());
+  }
+  // Beside the target, so the rename stays on one file system and is atomic.
+  const std::filesystem::path temporary = fmt::format("{}.tmp{}", path.string(), ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::filesystem::remove(temporary, ec);
+      throw cannot_write(why);
+    }
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(temporary, ec);
+    throw cannot_write(why);
+  }
+}
+
+SweepResults read_sweep_file(const std::filesystem::path& path) {
+  return parse_sweep_yaml(read_text(path), path.string());
+}
+
+}  // namespace exactune
