@@ -8,6 +8,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
 mkdir -p "$OUT"
+# The device tool brings back few files: logs and reports are also packed into
+# $OUT/gpu-results.tgz after every stage, so a run cut short still returns them.
+pack() { tar czf "$OUT/gpu-results.tgz.tmp" -C "$OUT" --exclude='gpu-results.tgz*' . && mv "$OUT/gpu-results.tgz.tmp" "$OUT/gpu-results.tgz"; }
 export EXACTUNE_CACHE_DIR=${EXACTUNE_CACHE_DIR:-/tmp/exactune-cache}
 export EXACTUNE_BUILD_DIR=${EXACTUNE_BUILD_DIR:-build-gpu}
 export PYTHONUNBUFFERED=1
@@ -50,7 +53,7 @@ for stage in "${stages[@]}"; do
     faults)
       # Each planted fault must be caught: verify must exit 1 with mismatches.
       for fault in 1 2 3; do
-        if "$bin" verify --plant-fault $fault --variants 'w*_r1_*_v8_reload' >"$OUT/fault$fault.log" 2>&1; then
+        if "$bin" verify --plant-fault $fault --variants 'w*_r1_*_v8_reload_*' >"$OUT/fault$fault.log" 2>&1; then
           status=1
           note "planted fault $fault: NOT caught"
         else
@@ -61,10 +64,13 @@ for stage in "${stages[@]}"; do
       ;;
     sweep)
       "$bin" sweep --out "$OUT/reports" >"$OUT/sweep.log" 2>"$OUT/sweep.err" || status=1
-      note "sweep: $(tail -1 "$OUT/sweep.log") ($(( $(date +%s) - t0 )) s)"
+      note "$(tail -1 "$OUT/sweep.log") ($(( $(date +%s) - t0 )) s)"
+      cat "$OUT/sweep.log" | tail -12
       ;;
     *) echo "unknown stage $stage"; status=2 ;;
   esac
+  printf '%s\n' "${summary[@]}" >"$OUT/summary.txt"
+  pack
 done
 echo
 printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"

@@ -26,21 +26,21 @@ struct GateOptions {
 enum class GateCheck { exactness, speed };
 
 enum class GateChange {
-  lost_exactness,        // exact in the baseline, not proven exact in the candidate: fail
-  gained_exactness,      // not exact in the baseline, exact now: note
-  slower,                // chosen configuration slower beyond noise and threshold: fail
+  lost_exactness,          // exact in the baseline, not proven exact in the candidate: fail
+  gained_exactness,        // not exact in the baseline, exact now: note
+  slower,                  // chosen configuration slower beyond noise and threshold: fail
   slower_under_threshold,  // beyond noise, within the threshold: pass
-  within_noise,          // no change the measurements can tell apart: pass
-  improved,              // faster beyond noise: pass
-  chosen_not_timed,      // the chosen configuration has no hot timing in the candidate: fail
-  chosen_removed,        // the chosen configuration is missing from the candidate: fail
-  speed_not_gated,       // the baseline has no timed exact variant for the shape: note
-  new_variant,           // only in the candidate: note
-  removed_variant,       // only in the baseline, not the chosen one: note
-  new_shape,             // note
-  removed_shape,         // fail
-  different_gpu,         // the sweeps ran on different GPUs: warning
-  different_reference,   // the reference recipe changed: warning
+  within_noise,            // no change the measurements can tell apart: pass
+  improved,                // faster beyond noise: pass
+  chosen_not_timed,        // the chosen configuration has no hot timing in the candidate: fail
+  chosen_removed,          // the chosen configuration is missing from the candidate: fail
+  speed_not_gated,         // the baseline has no timed exact variant for the shape: note
+  new_variant,             // only in the candidate: note
+  removed_variant,         // only in the baseline, not the chosen one: note
+  new_shape,               // note
+  removed_shape,           // fail
+  different_gpu,           // the sweeps ran on different GPUs: warning
+  different_reference,     // the reference recipe changed: warning
 };
 
 enum class GateVerdict { pass, note, warning, fail };
@@ -50,10 +50,11 @@ struct GateFinding {
   std::string variant;  // empty for findings about a whole shape
   GateCheck check = GateCheck::exactness;
   GateChange change = GateChange::within_noise;
-  GateVerdict verdict = GateVerdict::pass;
-  std::string baseline;   // what the baseline had, in words ("10.10 us ±1.0%", "exact 8/8")
-  std::string candidate;  // the same for the candidate
-  std::string detail;     // the change in words ("+12.0%, noise 2.0%"), or the failure message
+  std::string baseline;                     // what the baseline had, briefly ("10.10 us, spread 1.0%", "exact 8/8")
+  std::string candidate;                    // the same for the candidate
+  std::string detail{};                     // the change's figures, briefly ("+12.0% (noise 2.0%)"); may be empty
+  std::string message{};                    // why it failed, in a sentence (empty unless it did): the JUnit failure
+  GateVerdict verdict = GateVerdict::pass;  // follows from `change`
 };
 
 struct GateReport {

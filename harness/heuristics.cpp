@@ -17,7 +17,6 @@
 
 #include "error.hpp"
 #include "layer_norm_modulate_family.hpp"
-#include "space.hpp"
 
 namespace exactune {
 
@@ -34,7 +33,7 @@ ComputeCapability compute_capability(std::string_view arch) {
   int number = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
   const std::size_t count = static_cast<std::size_t>(end - digits.data());
-  const bool suffix_ok = count == digits.size() || (count + 1 == digits.size() && std::islower(digits.back()));
+  const bool suffix_ok = count == digits.size() || (count + 1 == digits.size() && std::islower(static_cast<unsigned char>(digits.back())));
   if (!arch.starts_with("sm_") || ec != std::errc() || count < 2 || count > 3 || !suffix_ok) {
     throw error(fmt::format("'{}' is no GPU architecture such as sm_80, sm_90 or sm_100a", arch));
   }
@@ -77,12 +76,15 @@ std::vector<Timed> ranked_candidates(const ShapeResult& shape) {
   return ranked;
 }
 
+// Row counts are products of two ints, so their products need 128 bits (GCC and Clang have them).
+__extension__ using Wide = unsigned __int128;
+
 // floor(sqrt(a * b)) exactly: the geometric midpoint between two row counts,
 // where a kernel tuned for either is as far (in ratio) from both.
 std::int64_t geometric_midpoint(std::int64_t a, std::int64_t b) {
-  const unsigned __int128 product = static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
+  const Wide product = static_cast<Wide>(a) * static_cast<Wide>(b);
   auto root = static_cast<std::int64_t>(std::sqrt(static_cast<long double>(a) * static_cast<long double>(b)));
-  auto square = [](std::int64_t r) { return static_cast<unsigned __int128>(r) * static_cast<unsigned __int128>(r); };
+  auto square = [](std::int64_t r) { return static_cast<Wide>(r) * static_cast<Wide>(r); };
   while (square(root + 1) <= product) ++root;
   while (root > 0 && square(root) > product) --root;
   return root;
@@ -114,9 +116,10 @@ bool within_noise(const Timed& candidate, const Timed& best, double min_noise) {
   return candidate.median_us <= best.median_us * (1 + noise);
 }
 
-// The configuration exact and timed in every bucket whose worst ratio to a
-// bucket's best is smallest (ties: least total time, then name); "" when no
-// configuration is, or when there is one bucket and nothing to share.
+// Among the configurations exact and timed in every bucket, the one whose
+// worst ratio to a bucket's best is smallest (ties: the least total time, then
+// the faster in the first bucket); "" when there is none, or only one bucket
+// and so nothing to share.
 std::string shared_configuration(const std::vector<Bucket>& buckets) {
   if (buckets.size() < 2) return {};
   std::string shared;
@@ -147,7 +150,7 @@ std::string shared_configuration(const std::vector<Bucket>& buckets) {
 // Rounded once, here, so that what heuristics.yaml holds reads back as the very
 // same doubles, and a header emitted before writing the file equals one emitted after.
 double round_to_nanosecond(double us) { return std::round(us * 1000) / 1000; }
-double round_margin(double margin) { return std::round(margin * 10000) / 10000; }
+double round_margin(double margin) { return std::round(margin * 10000) / 10000 + 0.0; }  // + 0.0: no "-0"
 
 Choice make_choice(int hidden, const Bucket& bucket, const Timed& chosen, bool shared) {
   Choice c;
@@ -176,14 +179,6 @@ std::vector<Choice> choose_for_hidden(int hidden, const std::vector<Bucket>& buc
     choices.push_back(make_choice(hidden, b, use_shared ? *candidate : best, use_shared));
   }
   return choices;
-}
-
-Configuration configuration_of(const KernelFamily& family, const std::string& variant) {
-  // Names do not depend on the hidden size; any valid one enumerates them all.
-  for (Candidate& c : enumerate_space(family, 4096)) {
-    if (c.variant.name == variant) return {variant, std::move(c.variant.params)};
-  }
-  throw error(fmt::format("family {} has no variant {}", family.name(), variant));
 }
 
 // The configuration chosen most often; ties go to the one that is timed
@@ -215,6 +210,19 @@ Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<
 
 }  // namespace
 
+Configuration global_default_configuration() {
+  static const std::map<std::string, std::string, std::less<>> aten = {
+      {"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"}, {"vector_bytes", "8"}, {"pass2", "reload"}};
+  const KernelFamily& family = layer_norm_modulate_family();
+  Configuration c;
+  for (const Axis& axis : family.axes()) {
+    const auto it = aten.find(axis.name);
+    c.params.push_back({axis.name, it != aten.end() ? it->second : axis.values.front()});
+  }
+  c.variant = family.variant_name(c.params);
+  return c;
+}
+
 Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& options) {
   const KernelFamily& family = layer_norm_modulate_family();
   Heuristics h;
@@ -224,14 +232,14 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
   h.device.arch = results.device.arch;
   h.device.sm_count = results.device.sm_count;
 
-  std::set<int> hidden_sizes;
-  for (const ShapeResult& s : results.shapes) hidden_sizes.insert(s.shape.hidden);
-  std::vector<std::vector<Bucket>> per_hidden;
+  std::map<int, std::vector<Bucket>> buckets;  // by hidden size, ascending
+  for (const ShapeResult& s : results.shapes) {
+    if (!buckets.contains(s.shape.hidden)) buckets.emplace(s.shape.hidden, buckets_of(results, s.shape.hidden));
+  }
   std::vector<const Bucket*> all_buckets;
-  for (int hidden : hidden_sizes) {
-    per_hidden.push_back(buckets_of(results, hidden));
-    for (const Bucket& b : per_hidden.back()) all_buckets.push_back(&b);
-    for (Choice& c : choose_for_hidden(hidden, per_hidden.back(), options)) h.device.choices.push_back(std::move(c));
+  for (const auto& [hidden, of_hidden] : buckets) {
+    for (const Bucket& b : of_hidden) all_buckets.push_back(&b);
+    for (Choice& c : choose_for_hidden(hidden, of_hidden, options)) h.device.choices.push_back(std::move(c));
   }
   if (h.device.choices.empty()) {
     throw error(fmt::format("no shape of the sweep on {} has an exact, timed variant: nothing to choose from "
@@ -239,7 +247,7 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
                             results.device.name.empty() ? "this machine" : results.device.name));
   }
   h.device.default_configuration = most_chosen(h.device.choices, all_buckets);
-  h.global_default = configuration_of(family, kGlobalDefaultVariant);
+  h.global_default = global_default_configuration();
   return h;
 }
 
@@ -259,13 +267,17 @@ std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const S
 // ---------------------------------------------------------- heuristics.yaml out
 namespace {
 
-// A string as a YAML scalar: plain when it cannot be mistaken for anything
-// else, else double-quoted (a JSON string is a valid YAML double-quoted one).
+// A string as a YAML scalar: plain when no YAML reader could take it for
+// anything else (a bool, a null, a number of another spelling, syntax), else
+// double-quoted (a JSON string is a valid YAML double-quoted one).
 std::string yaml_scalar(const std::string& text) {
+  static const std::set<std::string, std::less<>> kReserved = {"true", "false", "yes", "no",  "on",  "off",
+                                                               "y",    "n",     "null", "nan", "inf"};
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const bool plain_safe =
       !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) && text.back() != ' ' &&
-      text != "null" && text != "Null" && text != "NULL" &&
-      std::all_of(text.begin(), text.end(), [](char c) {
+      !kReserved.contains(lower) && std::all_of(text.begin(), text.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._-()/+").find(c) != std::string_view::npos;
       });
   return plain_safe ? text : nlohmann::json(text).dump();
@@ -327,7 +339,7 @@ std::string to_heuristics_yaml(const Heuristics& h) {
   for (const Choice& c : d.choices) write_choice(out, c);
   out +=
       "# For a GPU without a table: aten's own launch shape (4 warps, one row per CTA,\n"
-      "# 8-byte loads), valid for every hidden % 4 == 0.\n"
+      "# every chunk guarded, 8-byte loads, x read twice), valid for every hidden % 4 == 0.\n"
       "global_default:\n";
   write_configuration(out, h.global_default, "  ");
   return out;
@@ -485,22 +497,29 @@ class HeuristicsReader {
     device.default_configuration = configuration(d.at("default"));
     const Field& list = d.at("choices");
     if (!list.value.IsSequence() || list.value.size() == 0) fail(list.line(), "choices must be a non-empty list");
-    for (const YAML::Node& item : list.value) device.choices.push_back(choice(item, list.line()));
-    check_bucket_order(device.choices, list.value);
+    std::vector<int> bound_lines;  // of each choice's max_rows, else of the choice
+    for (const YAML::Node& item : list.value) add_choice(device.choices, bound_lines, item, list.line());
+    require_unbounded_end(device.choices.back(), bound_lines.back());
     return device;
   }
 
-  Choice choice(const YAML::Node& node, int list_line) const {
+  // Reads one choice and checks its place in the order select() relies on: it
+  // takes the first bucket that holds the rows, so a hidden size's buckets must
+  // be together, ascending, and end with the unbounded one.
+  void add_choice(std::vector<Choice>& choices, std::vector<int>& bound_lines, const YAML::Node& node,
+                  int list_line) const {
     const auto f = fields(node, list_line, "a choice", {"hidden", "variant", "params", "median_us", "shape", "shared"},
                           {"max_rows", "runner_up", "margin"});
     Choice c;
     c.hidden = static_cast<int>(positive(f.at("hidden")));
+    const int bound_line = f.contains("max_rows") ? f.at("max_rows").line() : line_of(node);
     if (f.contains("max_rows")) c.max_rows = positive(f.at("max_rows"));
     c.chosen = configuration_in(f);
     c.median_us = number(f.at("median_us"));
     if (c.median_us <= 0) fail(f.at("median_us").line(), "median_us must be > 0, got {}", c.median_us);
     if (f.contains("runner_up") != f.contains("margin")) {
-      fail(line_of(node), "runner_up and margin come together (both, or neither when there was no other variant)");
+      const Field& present = f.contains("runner_up") ? f.at("runner_up") : f.at("margin");
+      fail(present.line(), "runner_up and margin come together (both, or neither when there was no other variant)");
     }
     if (f.contains("runner_up")) {
       c.runner_up = text_of(f.at("runner_up"));
@@ -508,31 +527,28 @@ class HeuristicsReader {
     }
     c.shape = text_of(f.at("shape"));
     c.shared = boolean(f.at("shared"));
-    return c;
+
+    const Choice* previous = choices.empty() ? nullptr : &choices.back();
+    const bool continues = previous != nullptr && previous->hidden == c.hidden;
+    if (previous != nullptr && !continues) require_unbounded_end(*previous, bound_lines.back());
+    for (const Choice& earlier : choices) {
+      if (earlier.hidden == c.hidden && (!continues || !earlier.max_rows)) {
+        fail(line_of(node), "hidden {} already has its buckets above, up to an unbounded one; a hidden size's "
+                            "buckets go together, ascending by max_rows",
+             c.hidden);
+      }
+    }
+    if (continues && c.max_rows && *c.max_rows <= *previous->max_rows) {
+      fail(bound_line, "max_rows {} does not ascend from the previous bucket's {}", *c.max_rows, *previous->max_rows);
+    }
+    choices.push_back(std::move(c));
+    bound_lines.push_back(bound_line);
   }
 
-  // select() takes the first bucket that holds the rows, so a hidden size's
-  // buckets must be together, ascending, and end with the unbounded one.
-  void check_bucket_order(const std::vector<Choice>& choices, const YAML::Node& list) const {
-    std::set<int> finished;
-    for (std::size_t i = 0; i < choices.size(); ++i) {
-      const Choice& c = choices[i];
-      const int line = line_of(list[i]);
-      if (finished.contains(c.hidden)) {
-        fail(line, "hidden {} already ended with an unbounded bucket (no max_rows); its buckets go together, "
-                   "ascending by max_rows",
-             c.hidden);
-      }
-      const bool continues = i > 0 && choices[i - 1].hidden == c.hidden;
-      if (continues && c.max_rows && *c.max_rows <= *choices[i - 1].max_rows) {
-        fail(line, "max_rows {} does not ascend from the previous bucket's {}", *c.max_rows, *choices[i - 1].max_rows);
-      }
-      if (!c.max_rows) finished.insert(c.hidden);
-      const bool last_of_hidden = i + 1 == choices.size() || choices[i + 1].hidden != c.hidden;
-      if (last_of_hidden && c.max_rows) {
-        fail(line, "the last bucket of hidden {} must have no max_rows, so that it holds every larger row count",
-             c.hidden);
-      }
+  void require_unbounded_end(const Choice& last_of_hidden, int bound_line) const {
+    if (last_of_hidden.max_rows) {
+      fail(bound_line, "the last bucket of hidden {} must have no max_rows, so that it holds every larger row count",
+           last_of_hidden.hidden);
     }
   }
 

@@ -17,11 +17,6 @@ namespace exactune {
 
 inline constexpr int kHeuristicsFormatVersion = 1;
 
-// aten's own launch shape for its vectorized LayerNorm (4 warps, one row per
-// CTA, 8-byte loads), which serves every hidden % 4 == 0: the answer for a GPU
-// that has no table at all.
-inline constexpr const char* kGlobalDefaultVariant = "w4_r1_predicated_v8_reload";
-
 // A variant by name, with the axis values the name encodes.
 struct Configuration {
   std::string variant;
@@ -58,6 +53,13 @@ struct DeviceHeuristics {
   // The choice of the bucket holding `rows` at `hidden`; nullptr when the hidden size has no table.
   const Choice* choice_for(int hidden, std::int64_t rows) const;
 };
+
+// The global default, for a GPU that has no table at all: aten's own launch
+// shape for its vectorized LayerNorm (4 warps, one row per CTA, every chunk
+// guarded, 8-byte loads, x read twice), which serves every hidden % 4 == 0;
+// an axis aten has no counterpart of takes its first value, the baseline.
+// Today: w4_r1_predicated_v8_reload[_...].
+Configuration global_default_configuration();
 
 struct Heuristics {
   int format_version = kHeuristicsFormatVersion;

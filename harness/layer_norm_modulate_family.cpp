@@ -27,6 +27,7 @@ LayerNormModulateConfig decode(const std::vector<Param>& params) {
   c.peeled_tail = value_of(params, "tail") == "peeled";
   c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
   c.row_in_registers = value_of(params, "pass2") == "registers";
+  c.folded_counts = value_of(params, "counts") == "fold";
   return c;
 }
 
@@ -51,13 +52,15 @@ class LayerNormModulateFamily final : public KernelFamily {
         {"vector_bytes", "bytes per load and store (4 or 8 bf16)", {"8", "16"}},
         {"pass2", "where the second pass reads x: again from memory (reload) or from registers",
          {"reload", "registers"}},
+        {"counts", "Welford's 1/count: computed at each push (rcp) or folded at compile time (fold)",
+         {"rcp", "fold"}},
     };
   }
 
   std::string variant_name(const std::vector<Param>& params) const override {
     const LayerNormModulateConfig c = decode(params);
-    return fmt::format("w{}_r{}_{}_v{}_{}", c.num_warps, c.rows_per_cta, c.peeled_tail ? "peeled" : "predicated",
-                       c.vector_bytes, c.row_in_registers ? "registers" : "reload");
+    return fmt::format("w{}_r{}_{}_v{}_{}_{}", c.num_warps, c.rows_per_cta, c.peeled_tail ? "peeled" : "predicated",
+                       c.vector_bytes, c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp");
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
@@ -106,9 +109,11 @@ class LayerNormModulateFamily final : public KernelFamily {
     r.name = fmt::format("{}@D{}", variant.name, hidden);
     r.main_file = kFusedTemplate;
     r.name_expression = fmt::format(
-        "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}>",
+        "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}, "
+        "exactune_kernels::{}>",
         hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
-        c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload");
+        c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload",
+        c.folded_counts ? "counts_folded" : "counts_runtime");
     r.target = target;
     return r;
   }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,16 +17,19 @@
 #include <vector>
 
 #include "error.hpp"
+#include "text_file.hpp"
 
 namespace exactune {
 
 const VariantResult* ShapeResult::find(const std::string& name) const {
-  const auto it = std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
+  const auto it =
+      std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
   return it == variants.end() ? nullptr : &*it;
 }
 
 const ShapeResult* SweepResults::find(const std::string& name) const {
-  const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const ShapeResult& s) { return s.shape.name == name; });
+  const auto it =
+      std::find_if(shapes.begin(), shapes.end(), [&](const ShapeResult& s) { return s.shape.name == name; });
   return it == shapes.end() ? nullptr : &*it;
 }
 
@@ -78,7 +80,7 @@ bool plain_is_safe(std::string_view text) {
   if (!safe_characters) return false;
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  constexpr std::array<std::string_view, 11> kReserved = {"true", "false", "yes", "no",  "on", "off",
+  constexpr std::array<std::string_view, 11> kReserved = {"true", "false", "yes",  "no",  "on", "off",
                                                           "y",    "n",     "null", "nan", "inf"};
   return std::find(kReserved.begin(), kReserved.end(), lower) == kReserved.end();
 }
@@ -142,7 +144,8 @@ class YamlText {
 
 // A comment holds one line: any control character in the device name becomes a space.
 std::string comment_safe(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
+  std::replace_if(
+      text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
   return text;
 }
 
@@ -163,6 +166,17 @@ KeyValues timing_method_fields(const TimingMethod& m) {
           {"cold", yaml_string(m.cold)},
           {"repetitions", fmt::format("{}", m.repetitions)},
           {"max_spread", yaml_number(m.max_spread)}};
+}
+
+// Everything before the shapes.
+KeyValues header_fields(const SweepResults& r) {
+  return {{"exactune_sweep", fmt::format("{}", kSweepFormatVersion)},
+          {"family", yaml_string(r.family)},
+          {"reference_recipe", yaml_string(r.reference_recipe)},
+          {"created", yaml_string(r.created)},
+          {"wall_s", yaml_number(r.wall_s)},
+          {"gpu", flow_map(device_fields(r.device))},
+          {"timing", flow_map(timing_method_fields(r.timing))}};
 }
 
 // The figures a shape carries about itself, each written only when measured.
@@ -192,16 +206,21 @@ void write_variant(YamlText& out, const VariantResult& v, const std::optional<Ti
   }
 }
 
+// A shape's fields after its name and before its timings.
+KeyValues shape_fields(const ShapeResult& s) {
+  return {{"model", yaml_string(s.shape.model)},
+          {"batch", fmt::format("{}", s.shape.batch)},
+          {"tokens", fmt::format("{}", s.shape.tokens)},
+          {"hidden", fmt::format("{}", s.shape.hidden)},
+          {"eps", yaml_number(s.shape.eps)},
+          {"modulation_stride", fmt::format("{}", s.shape.modulation_stride)},
+          {"bytes_moved", fmt::format("{}", s.bytes_moved)}};
+}
+
 void write_shape(YamlText& out, const ShapeResult& s) {
   constexpr int kIndent = 4;
   out.item(kIndent - 2, "name", yaml_string(s.shape.name));
-  out.fields(kIndent, {{"model", yaml_string(s.shape.model)},
-                       {"batch", fmt::format("{}", s.shape.batch)},
-                       {"tokens", fmt::format("{}", s.shape.tokens)},
-                       {"hidden", fmt::format("{}", s.shape.hidden)},
-                       {"eps", yaml_number(s.shape.eps)},
-                       {"modulation_stride", fmt::format("{}", s.shape.modulation_stride)},
-                       {"bytes_moved", fmt::format("{}", s.bytes_moved)}});
+  out.fields(kIndent, shape_fields(s));
   for (const auto& [key, member] : kShapeTimings) {
     if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, flow_map(timing_fields(*t, "", kFlowUnit)));
   }
@@ -275,7 +294,8 @@ class Value {
     return text == "true";
   }
 
-  Fields map(std::string what) const;
+  // The map's entries, checked against `known` (see Fields).
+  Fields map(std::string what, const std::vector<std::string>& known) const;
 
   std::vector<Value> list() const {
     if (!node_.IsSequence()) source_->fail(line_, "{} must be a list, got {}", key_, describe(node_));
@@ -289,8 +309,6 @@ class Value {
   }
 
  private:
-  friend class Fields;
-
   const std::string& scalar(std::string_view expected) const {
     if (node_.IsNull()) source_->fail(line_, "{} has no value (expected {})", key_, expected);
     if (!node_.IsScalar()) source_->fail(line_, "{} must be {}, got {}", key_, expected, describe(node_));
@@ -321,17 +339,24 @@ class Value {
   int line_;
 };
 
-// The entries of one YAML map. Each is taken by name at most once; finish()
-// then refuses any key nobody asked for, so a misspelt key is an error and not
-// a silently absent figure.
+using Keys = std::vector<std::string>;
+
+// The entries of one YAML map, checked against the keys its kind of map may
+// hold before any is read, so that a misspelt key is named where it stands and
+// not reported as a missing one elsewhere.
 class Fields {
  public:
-  Fields(const Source& source, const YAML::Node& map, int line, std::string what)
+  // `known` empty: the keys are data (a variant's params), any name goes.
+  Fields(const Source& source, const YAML::Node& map, int line, std::string what, const Keys& known)
       : source_(&source), line_(line), what_(std::move(what)) {
     for (auto it = map.begin(); it != map.end(); ++it) {
       const int key_line = line_of(it->first);
-      if (!it->first.IsScalar()) source.fail(key_line, "a key in {} must be a name, got {}", what_, describe(it->first));
+      if (!it->first.IsScalar())
+        source.fail(key_line, "a key in {} must be a name, got {}", what_, describe(it->first));
       const std::string& key = it->first.Scalar();
+      if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
+        source.fail(key_line, "unknown key '{}' in {} (known: {})", key, what_, fmt::join(known, ", "));
+      }
       if (const Entry* first = entry(key)) {
         source.fail(key_line, "key '{}' appears twice in {} (first on line {})", key, what_, first->key_line);
       }
@@ -341,70 +366,58 @@ class Fields {
     }
   }
 
-  int line() const { return line_; }
-
-  Value operator[](std::string_view key) {
+  Value operator[](std::string_view key) const {
     if (std::optional<Value> value = optional(key)) return *value;
     source_->fail(line_, "{} is missing key '{}'", what_, key);
   }
 
-  std::optional<Value> optional(std::string_view key) {
-    asked_.emplace_back(key);
-    Entry* found = entry(key);
-    if (found == nullptr) return std::nullopt;
-    found->taken = true;
-    return found->value;
+  std::optional<Value> optional(std::string_view key) const {
+    const Entry* found = entry(key);
+    return found == nullptr ? std::nullopt : std::optional<Value>(found->value);
   }
 
   bool has(std::string_view key) const { return entry(key) != nullptr; }
 
-  // Every entry, in file order: for maps whose keys are data (a variant's params).
-  std::vector<Value> take_all() {
+  // Every entry, in file order.
+  std::vector<Value> all() const {
     std::vector<Value> values;
-    for (Entry& e : entries_) {
-      e.taken = true;
-      values.push_back(e.value);
-    }
+    for (const Entry& e : entries_) values.push_back(e.value);
     return values;
-  }
-
-  // A key that is allowed but not read (derived figures written for readers).
-  void skip(std::string_view key) { optional(key); }
-
-  void finish() const {
-    for (const Entry& e : entries_) {
-      if (!e.taken) {
-        source_->fail(e.key_line, "unknown key '{}' in {} (known: {})", e.value.key(), what_, fmt::join(asked_, ", "));
-      }
-    }
   }
 
  private:
   struct Entry {
     Value value;
     int key_line;
-    bool taken = false;
   };
 
   const Entry* entry(std::string_view key) const {
-    const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.value.key() == key; });
+    const auto it =
+        std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.value.key() == key; });
     return it == entries_.end() ? nullptr : &*it;
   }
-  Entry* entry(std::string_view key) { return const_cast<Entry*>(std::as_const(*this).entry(key)); }
 
   const Source* source_;
   int line_;
   std::string what_;
   std::vector<Entry> entries_;
-  std::vector<std::string> asked_;
 };
 
-Fields Value::map(std::string what) const {
+Fields Value::map(std::string what, const Keys& known) const {
   if (!node_.IsMap()) source_->fail(line_, "{} must be a map, got {}", key_, describe(node_));
-  return Fields(*source_, node_, line_, std::move(what));
+  return Fields(*source_, node_, line_, std::move(what), known);
 }
 
-Timing read_timing(Fields& fields, std::string_view prefix, std::string_view unit) {
+Keys keys_of(const KeyValues& fields) {
+  Keys keys;
+  for (const auto& [key, value] : fields) keys.push_back(key);
+  return keys;
+}
+
+// The keys of one timing, as timing_fields() writes them.
+Keys timing_keys(std::string_view prefix, std::string_view unit) { return keys_of(timing_fields({}, prefix, unit)); }
+
+Timing read_timing(const Fields& fields, std::string_view prefix, std::string_view unit) {
   Timing t;
   t.median_us = fields[timing_key(prefix, "median", unit)].real();
   t.min_us = fields[timing_key(prefix, "min", unit)].real();
@@ -414,19 +427,16 @@ Timing read_timing(Fields& fields, std::string_view prefix, std::string_view uni
 }
 
 // A variant's flat timing: absent when none of its keys is there, else all of them.
-std::optional<Timing> read_flat_timing(Fields& fields, std::string_view prefix) {
-  const bool present = std::any_of(kTimingFields.begin(), kTimingFields.end(), [&](std::string_view field) {
-    return fields.has(timing_key(prefix, field, kFlatUnit));
-  });
-  if (!present) return std::nullopt;
+std::optional<Timing> read_flat_timing(const Fields& fields, std::string_view prefix) {
+  const Keys keys = timing_keys(prefix, kFlatUnit);
+  if (std::none_of(keys.begin(), keys.end(), [&](const std::string& key) { return fields.has(key); })) {
+    return std::nullopt;
+  }
   return read_timing(fields, prefix, kFlatUnit);
 }
 
 Timing read_flow_timing(const Value& value) {
-  Fields fields = value.map(value.key());
-  const Timing t = read_timing(fields, "", kFlowUnit);
-  fields.finish();
-  return t;
+  return read_timing(value.map(value.key(), timing_keys("", kFlowUnit)), "", kFlowUnit);
 }
 
 // "passed/total", e.g. "8/8".
@@ -444,12 +454,21 @@ void read_cases(const Value& value, VariantResult& v) {
   }
 }
 
+Keys variant_keys() {
+  Keys keys = {"variant", "params", "registers", "spill_bytes", "exact", "cases", "failure_kind", "failure"};
+  for (std::string_view prefix : {kHotPrefix, kColdPrefix}) {
+    for (std::string& key : timing_keys(prefix, kFlatUnit)) keys.push_back(std::move(key));
+  }
+  keys.emplace_back(kDerivedCopyRatio);  // allowed, and not read
+  return keys;
+}
+
 VariantResult read_variant(const Value& item) {
-  Fields f = item.map("a variant");
+  static const Keys kKeys = variant_keys();
+  const Fields f = item.map("a variant", kKeys);
   VariantResult v;
   v.variant = f["variant"].text();
-  Fields params = f["params"].map("params");
-  for (const Value& param : params.take_all()) v.params.push_back({param.key(), param.text()});
+  for (const Value& param : f["params"].map("params", {}).all()) v.params.push_back({param.key(), param.text()});
   v.registers = f["registers"].integer<int>();
   v.spill_bytes = f["spill_bytes"].integer<int>();
   v.exact = f["exact"].boolean();
@@ -458,8 +477,6 @@ VariantResult read_variant(const Value& item) {
   if (auto failure = f.optional("failure")) v.failure = failure->text();
   v.hot = read_flat_timing(f, kHotPrefix);
   v.cold = read_flat_timing(f, kColdPrefix);
-  f.skip(kDerivedCopyRatio);
-  f.finish();
   return v;
 }
 
@@ -468,8 +485,17 @@ void check_unique(std::set<std::string>& seen, const std::string& name, const Va
   if (!seen.insert(name).second) item.source().fail(item.line(), "{} '{}' appears twice", what, name);
 }
 
+Keys shape_keys() {
+  Keys keys = keys_of(shape_fields({}));
+  keys.insert(keys.begin(), "name");
+  for (const auto& [key, member] : kShapeTimings) keys.emplace_back(key);
+  keys.emplace_back("variants");
+  return keys;
+}
+
 ShapeResult read_shape(const Value& item) {
-  Fields f = item.map("a shape");
+  static const Keys kKeys = shape_keys();
+  const Fields f = item.map("a shape", kKeys);
   ShapeResult s;
   s.shape.name = f["name"].text();
   s.shape.model = f["model"].text();
@@ -487,12 +513,11 @@ ShapeResult read_shape(const Value& item) {
     s.variants.push_back(read_variant(variant_item));
     check_unique(names, s.variants.back().variant, variant_item, fmt::format("in shape '{}', variant", s.shape.name));
   }
-  f.finish();
   return s;
 }
 
 DeviceRecord read_device(const Value& value) {
-  Fields f = value.map("gpu");
+  const Fields f = value.map("gpu", keys_of(device_fields({})));
   DeviceRecord d;
   d.name = f["name"].text();
   d.slug = f["slug"].text();
@@ -503,18 +528,16 @@ DeviceRecord read_device(const Value& value) {
   d.memory_bus_bits = f["memory_bus_bits"].integer<int>();
   d.driver_version = f["driver_version"].integer<int>();
   d.nvrtc_version = f["nvrtc_version"].text();
-  f.finish();
   return d;
 }
 
 TimingMethod read_timing_method(const Value& value) {
-  Fields f = value.map("timing");
+  const Fields f = value.map("timing", keys_of(timing_method_fields({})));
   TimingMethod m;
   m.hot = f["hot"].text();
   m.cold = f["cold"].text();
   m.repetitions = f["repetitions"].integer<int>();
   m.max_spread = f["max_spread"].real();
-  f.finish();
   return m;
 }
 
@@ -529,7 +552,8 @@ YAML::Node load_document(std::string_view text, const Source& source) {
     source.fail(documents.empty() ? 1 : line_of(documents.front()),
                 "expected a map that starts with 'exactune_sweep: {}'", kSweepFormatVersion);
   }
-  if (documents.size() > 1) source.fail(line_of(documents[1]), "a sweep file holds one YAML document; this is a second one");
+  if (documents.size() > 1)
+    source.fail(line_of(documents[1]), "a sweep file holds one YAML document; this is a second one");
   return documents.front();
 }
 
@@ -551,15 +575,10 @@ std::string read_text(const std::filesystem::path& path) {
 
 std::string to_sweep_yaml(const SweepResults& results) {
   YamlText out;
-  out.line(fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
-                       comment_safe(results.device.name)));
-  out.field(0, "exactune_sweep", fmt::format("{}", kSweepFormatVersion));
-  out.fields(0, {{"family", yaml_string(results.family)},
-                 {"reference_recipe", yaml_string(results.reference_recipe)},
-                 {"created", yaml_string(results.created)},
-                 {"wall_s", yaml_number(results.wall_s)},
-                 {"gpu", flow_map(device_fields(results.device))},
-                 {"timing", flow_map(timing_method_fields(results.timing))}});
+  out.line(
+      fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
+                  comment_safe(results.device.name)));
+  out.fields(0, header_fields(results));
   if (results.shapes.empty()) {
     out.field(0, "shapes", "[]");
   } else {
@@ -572,12 +591,15 @@ std::string to_sweep_yaml(const SweepResults& results) {
 SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_name) {
   const Source source(source_name);
   const YAML::Node root = load_document(text, source);
-  Fields top(source, root, line_of(root), "the top level");
-  const Value version = top["exactune_sweep"];
+  // The version first: another version may well have other keys.
+  const Value version = Fields(source, root, line_of(root), "the top level", {})["exactune_sweep"];
   if (version.integer<int>() != kSweepFormatVersion) {
     source.fail(version.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {})",
                 version.integer<int>(), kSweepFormatVersion);
   }
+  Keys top_keys = keys_of(header_fields({}));
+  top_keys.emplace_back("shapes");
+  const Fields top(source, root, line_of(root), "the top level", top_keys);
   SweepResults results;
   results.family = top["family"].text();
   results.reference_recipe = top["reference_recipe"].text();
@@ -590,38 +612,11 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
     results.shapes.push_back(read_shape(item));
     check_unique(names, results.shapes.back().shape.name, item, "shape");
   }
-  top.finish();
   return results;
 }
 
 void write_sweep_file(const SweepResults& results, const std::filesystem::path& path) {
-  const std::string text = to_sweep_yaml(results);
-  const auto cannot_write = [&](std::string_view why) {
-    return error(fmt::format("{}: cannot write the sweep file: {}", path.string(), why));
-  };
-  std::error_code ec;
-  if (path.has_parent_path()) {
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) throw cannot_write(ec.message());
-  }
-  // Beside the target, so the rename stays on one file system and is atomic.
-  const std::filesystem::path temporary = fmt::format("{}.tmp{}", path.string(), ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::filesystem::remove(temporary, ec);
-      throw cannot_write(why);
-    }
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(temporary, ec);
-    throw cannot_write(why);
-  }
+  write_text_file(path, to_sweep_yaml(results));
 }
 
 SweepResults read_sweep_file(const std::filesystem::path& path) {

@@ -1,31 +1,15 @@
 #include "timer.hpp"
 
-#include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <stdexcept>
 
+#include "benchmark_runner.hpp"
 #include "error.hpp"
 #include "gpu_timing_primitives.hpp"
 #include "statistics.hpp"
 
 namespace exactune {
-namespace {
-
-// Collects each repetition's mean time per iteration (seconds), and prints nothing.
-class CollectingReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
-      means_s.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
-    }
-  }
-  std::vector<double> means_s;
-};
-
-}  // namespace
 
 Timer::Timer(GpuBackend& backend, TimerOptions options)
     : backend_(backend),
@@ -44,34 +28,11 @@ TimingMethod Timer::method() const {
   return m;
 }
 
-std::vector<double> Timer::run_benchmark(const std::string& name, const std::function<double()>& sample_us) {
-  std::string failure;
-  benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& state) {
-    for (auto _ : state) {
-      try {
-        state.SetIterationTime(sample_us() * 1e-6);
-      } catch (const std::exception& e) {
-        failure = e.what();
-        state.SkipWithError(failure.c_str());
-        break;
-      }
-    }
-  })->UseManualTime()->Iterations(options_.iterations)->Repetitions(options_.repetitions)->ReportAggregatesOnly(false);
-  CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
-  if (!failure.empty()) throw error(fmt::format("timing {}: {}", name, failure));
-  std::vector<double> samples_us;
-  for (double s : reporter.means_s) samples_us.push_back(s * 1e6);
-  if (samples_us.empty()) throw error(fmt::format("timing {}: the benchmark produced no repetition", name));
-  return samples_us;
-}
-
 Measurement Timer::repeat_until_stable(const std::string& name, const std::function<double()>& sample_us) {
   Measurement best;
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     Measurement m;
-    m.samples_us = run_benchmark(name, sample_us);
+    m.samples_us = run_repetitions(name, options_.iterations, options_.repetitions, sample_us);
     m.timing = timing_from_samples(m.samples_us);
     if (attempt == 0 || m.timing.spread() < best.timing.spread()) best = std::move(m);
     if (best.timing.spread() <= options_.max_spread) break;

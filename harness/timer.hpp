@@ -47,7 +47,6 @@ class Timer {
 
  private:
   Measurement repeat_until_stable(const std::string& name, const std::function<double()>& sample_us);
-  std::vector<double> run_benchmark(const std::string& name, const std::function<double()>& sample_us);
 
   GpuBackend& backend_;
   TimerOptions options_;

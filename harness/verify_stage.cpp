@@ -51,6 +51,16 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
   return result;
 }
 
+std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob) {
+  std::size_t runs = 0;
+  for (const Shape& shape : shapes) {
+    std::size_t variants = 0;
+    for (const Candidate& c : enumerate_space(family, shape.hidden)) variants += c.valid() && name_matches(c.variant.name, glob);
+    runs += variants * family.input_cases(shape).size();
+  }
+  return runs;
+}
+
 Shape first_rows(const Shape& shape, int rows) {
   if (rows <= 0) throw input_error(fmt::format("--rows {}: must be positive", rows));
   Shape s = shape;

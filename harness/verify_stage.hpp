@@ -33,6 +33,9 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
 SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
                                     std::vector<CompileOutcome>* outcomes = nullptr);
 
+// How many (shape, variant, case) runs the verify stage will make: for progress.
+std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob);
+
 // The first `rows` rows of a shape (at least one per batch, at most its own
 // rows): what the CPU backend verifies, since it runs thousands of times slower.
 Shape first_rows(const Shape& shape, int rows);

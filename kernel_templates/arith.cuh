@@ -51,6 +51,20 @@ __device__ __forceinline__ void welford_push(welford_state& s, float value) {
   s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);  // the new mean
 }
 
+// The same push for a lane whose count before it is known when the kernel is
+// compiled (every lane of the fused kernel: a lane that pushes in a chunk pushed
+// in all its earlier chunks). 1/count is then a division of two constants: the
+// compiler folds it to the correctly rounded quotient, which is what __frcp_rn
+// computes, and at run time (unrolling declined) div.rn gives the same bits.
+__device__ __forceinline__ void welford_push_counted(welford_state& s, float value, int count_before) {
+  const float count = static_cast<float>(count_before + 1);
+  const float inv_count = 1.0f / count;
+  const float delta = __fsub_rn(value, s.mean);
+  s.count = count;
+  s.mean = __fmaf_rn(delta, inv_count, s.mean);
+  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);
+}
+
 // C(own, other) of the spec. An empty partner still runs the formula:
 // count * (1/count) is not always exactly 1.
 __device__ __forceinline__ welford_state welford_combine(welford_state own, welford_state other) {

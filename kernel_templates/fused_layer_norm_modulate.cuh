@@ -23,6 +23,9 @@
 //                         resolved at compile time
 //   Source                pass2_reload: pass 2 re-reads x; pass2_registers: the
 //                         row stays in registers between the two passes
+//   Counts                counts_runtime: each push computes 1/count (__frcp_rn);
+//                         counts_folded: counts are compile-time constants, so
+//                         the reciprocals fold away (same bits, fewer instructions)
 #pragma once
 #include "arith.cuh"
 
@@ -30,6 +33,7 @@ namespace exactune_kernels {
 
 enum tail_strategy { tail_predicated = 0, tail_peeled = 1 };
 enum pass2_source { pass2_reload = 0, pass2_registers = 1 };
+enum count_mode { counts_runtime = 0, counts_folded = 1 };
 
 template <int VecLanes> struct packet;
 template <> struct packet<1> {
@@ -61,7 +65,7 @@ __device__ __forceinline__ void store_packet(bf16_bits* p, const packet<VecLanes
 
 // No __launch_bounds__: with one, ptxas trades registers for occupancy and
 // spills (w2_r2 at D3072 spilled 4 bytes at 72 registers on sm_90).
-template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source>
+template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts>
 __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
                           const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
                           int rows, int tokens_per_batch, long long modulation_stride, float eps) {
@@ -105,10 +109,17 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
 #pragma unroll
       for (int e = 0; e < VecLanes; ++e) {
         welford_state& lane = lanes[j % kLaneGroups][e];
-        welford_push(lane, low_half(data.word(2 * e)));
-        welford_push(lane, high_half(data.word(2 * e)));
-        welford_push(lane, low_half(data.word(2 * e + 1)));
-        welford_push(lane, high_half(data.word(2 * e + 1)));
+        const float values[4] = {low_half(data.word(2 * e)), high_half(data.word(2 * e)),
+                                 low_half(data.word(2 * e + 1)), high_half(data.word(2 * e + 1))};
+        const int pushed_before = (j / kLaneGroups) * 4;  // in this lane's earlier chunks
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          if (Counts == counts_folded) {
+            welford_push_counted(lane, values[k], pushed_before + k);
+          } else {
+            welford_push(lane, values[k]);
+          }
+        }
       }
     }
   }

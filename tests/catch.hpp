@@ -4,6 +4,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
+using Catch::Approx;  // v2 has it at global scope
 #else
 #include <catch2/catch.hpp>
 #endif

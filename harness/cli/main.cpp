@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add_compile_command(app, run);
   add_verify_command(app, run);
   add_sweep_command(app, run);
+  add_gate_command(app, run);
+  add_emit_header_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,9 +1,10 @@
-// exactune sweep: the main job. compile -> verify -> time -> results -> reports,
-// doing every stage this machine can: without a GPU it compiles for sm_90,
-// verifies on the CPU, and says that timing needs a GPU.
+// exactune sweep: the main job. compile -> verify -> time -> results -> reports.
+// On a GPU it writes reports/<gpu-slug>/; without one it does every stage it
+// can (compiles for sm_90, verifies on the CPU) and says that timing needs a GPU.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 
 #include "backend_choice.hpp"
@@ -12,76 +13,174 @@
 #include "compile_plan.hpp"
 #include "compiler.hpp"
 #include "cuda_driver.hpp"
+#include "gpu_backend.hpp"
 #include "layer_norm_modulate_family.hpp"
 #include "progress.hpp"
-#include "verify_stage.hpp"
+#include "report_writer.hpp"
+#include "sweep.hpp"
+#include "text_table.hpp"
 
 namespace exactune::cli {
 
-void add_sweep_command(CLI::App& app, Run& run) {
-  struct Options {
-    ShapeOptions shapes;
-    CompileCliOptions compile;
-    BackendOptions backend;
-    std::uint64_t seed = 1;
+namespace {
+
+struct SweepCliOptions {
+  ShapeOptions shapes;
+  CompileCliOptions compile;
+  BackendOptions backend;
+  std::uint64_t seed = 1;
+  std::string out;
+  TimerOptions timer;
+  int retime_top = 3;
+};
+
+std::string us(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : "-"; }
+
+// Per shape: the roofline, the eager chain and the best exact variant.
+std::string shape_table(const SweepResults& results) {
+  TextTable table({"shape", "(B,S,D)", "copy us", "eager us", "best exact variant", "us", "x copy", "eager / best",
+                   "exact"});
+  for (const ShapeResult& s : results.shapes) {
+    const VariantResult* best = nullptr;
+    int exact = 0;
+    for (const VariantResult& v : s.variants) {
+      exact += v.exact;
+      if (v.hot && (!best || v.hot->median_us < best->hot->median_us)) best = &v;
+    }
+    const auto ratio = [](const std::optional<Timing>& a, const std::optional<Timing>& b) {
+      return a && b ? fmt::format("{:.2f}", a->median_us / b->median_us) : std::string("-");
+    };
+    table.add_row({s.shape.name, fmt::format("({},{},{})", s.shape.batch, s.shape.tokens, s.shape.hidden),
+                   us(s.copy_hot), us(s.eager_hot), best ? best->variant : "-", best ? us(best->hot) : "-",
+                   best ? ratio(best->hot, s.copy_hot) : "-", best ? ratio(s.eager_hot, best->hot) : "-",
+                   fmt::format("{}/{}", exact, s.variants.size())});
+  }
+  return table.render();
+}
+
+int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
+  std::unique_ptr<GpuBackend> backend = open_gpu_backend(0);
+  fmt::print(stderr, "sweep on {}\n", backend->gpu().summary());
+  const KernelFamily& family = layer_norm_modulate_family();
+  SweepOptions sweep;
+  sweep.variant_glob = options.compile.variant_glob;
+  sweep.seed = options.seed;
+  sweep.jobs = options.compile.jobs;
+  sweep.timer = options.timer;
+  sweep.retime_top = options.retime_top;
+  std::map<std::string, std::unique_ptr<Progress>> stages;
+  const std::size_t verify_runs = count_verify_runs(family, shapes.shapes, sweep.variant_glob);
+  sweep.on_progress = [&](const SweepProgress& p) {
+    auto& bar = stages[p.stage];
+    if (!bar) {
+      for (auto& [name, other] : stages) {
+        if (other) other->finish();
+      }
+      bar = std::make_unique<Progress>(p.stage, p.total ? p.total : verify_runs);
+    }
+    bar->advance(p.done, p.detail);
   };
-  auto options = std::make_shared<Options>();
+  const SweepResults results = run_sweep(family, *backend, shapes.shapes, options.compile.cache(), sweep);
+  for (auto& [name, bar] : stages) bar->finish();
+
+  const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug
+                                                         : std::filesystem::path(options.out);
+  const auto files = write_reports(results, out);
+  fmt::print("{}", shape_table(results));
+  std::size_t variants = 0, exact = 0;
+  for (const ShapeResult& s : results.shapes) {
+    for (const VariantResult& v : s.variants) {
+      ++variants;
+      exact += v.exact;
+    }
+  }
+  fmt::print("sweep on {}: {} shapes, {}/{} (shape, variant) pairs exact, wall {:.1f} s; wrote {} files to {}\n",
+             results.device.name, results.shapes.size(), exact, variants, results.wall_s, files.size(), out.string());
+  return exact == variants ? 0 : kExitFailure;
+}
+
+int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const std::string& why) {
+  const auto start = std::chrono::steady_clock::now();
+  const KernelFamily& family = layer_norm_modulate_family();
+  // Compile for the H200's architecture: proves every variant builds and warms
+  // nothing the CPU uses, but it is what the GPU will need.
+  const std::vector<std::string> targets = resolve_targets({});
+  const CompilePlan plan = plan_compiles(family, shapes.hidden_sizes(), targets, options.compile.variant_glob);
+  std::vector<CompileRequest> requests = plan.support;
+  requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
+  Progress compile_progress("compile", requests.size());
+  CompileOptions compile_options;
+  compile_options.jobs = options.compile.jobs;
+  compile_options.on_progress = [&](const CompileProgress& p) { compile_progress.advance(p.done, p.last->request.name); };
+  const CompileSummary compiled = summarize(compile_all(requests, options.compile.cache(), compile_options));
+  compile_progress.finish();
+  fmt::print("compile: {} kernels for {}: {} errors, {} with spills, cache hits {}\n", compiled.kernels,
+             fmt::join(targets, ","), compiled.failures, compiled.with_spills, compiled.cache_hits);
+
+  BackendOptions cpu = options.backend;
+  cpu.cpu = true;
+  std::unique_ptr<Backend> backend = cpu.open();
+  const std::vector<Shape> verify_shapes = cpu.shapes_for(shapes);
+  VerifyStageOptions stage;
+  stage.variant_glob = options.compile.variant_glob;
+  stage.compile.jobs = options.compile.jobs;
+  stage.verify.seed = options.seed;
+  std::size_t verified = 0;
+  Progress verify_progress("verify", count_verify_runs(family, verify_shapes, stage.variant_glob));
+  stage.verify.on_record = [&](const VerifyRecord&) { verify_progress.advance(++verified); };
+  const VerifyStageResult result = run_verify_stage(
+      family, *backend, load_support_kernels(family, *backend, options.compile.cache()), verify_shapes,
+      options.compile.cache(), stage);
+  verify_progress.finish();
+  const VerifySummary v = summarize(result.records);
+  fmt::print("verify on {}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
+             "exact{}\n",
+             backend->description(), v.records, v.passed, v.incorrect, v.failed, v.not_run, v.exact_shape_variants,
+             v.shape_variants, cpu.note());
+  fmt::print("time: skipped: timing needs a GPU ({}); no reports written. Run `exactune sweep` on a GPU machine.\n",
+             why);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("sweep without a GPU: {} shapes compiled and verified on the CPU, wall {:.1f} s\n", shapes.shapes.size(),
+             wall);
+  return compiled.failures == 0 && v.all_passed() ? 0 : kExitFailure;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, Run& run) {
+  auto options = std::make_shared<SweepCliOptions>();
   CLI::App* command = app.add_subcommand(
-      "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones (GPU), and write "
-               "the per-GPU tables. Without a GPU it compiles, verifies on the CPU and reports that timing needs one.");
+      "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones against a copy of "
+               "the same bytes and the eager chain, and write reports/<gpu>/ (sweep.yaml, heuristics.yaml, "
+               "exactune_heuristics.hpp, heuristics.json, summary.md, heatmaps). Without a GPU it compiles, verifies "
+               "on the CPU and says that timing needs one.");
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   options->backend.add_to(*command);
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
+  command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>)");
+  command->add_option("--repetitions", options->timer.repetitions, "timed repetitions per figure")
+      ->check(CLI::Range(3, 100))
+      ->capture_default_str();
+  command->add_option("--launches-per-graph", options->timer.launches_per_graph,
+                      "launches captured in the CUDA graph of a hot figure")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command->add_option("--max-spread", options->timer.max_spread,
+                      "re-measure a figure whose (max - min) / median exceeds this")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  command->add_option("--retime-top", options->retime_top, "fastest variants per shape timed again before choosing")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
   command->callback([&run, options] {
     run = [options] {
-      const auto start = std::chrono::steady_clock::now();
       const ShapeSet shapes = options->shapes.load();
-      const KernelFamily& family = layer_norm_modulate_family();
       const auto no_gpu = why_no_gpu();
-      BackendOptions backend_options = options->backend;
-      backend_options.cpu = backend_options.cpu || no_gpu.has_value();
-
-      // Compile for the GPU (its own architecture, or sm_90 without one): proves
-      // every variant builds, and warms the cache the GPU stages use.
-      const std::vector<std::string> targets = resolve_targets({});
-      const CompilePlan plan = plan_compiles(family, shapes.hidden_sizes(), targets, options->compile.variant_glob);
-      std::vector<CompileRequest> requests = plan.support;
-      requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
-      Progress compile_progress("compile", requests.size());
-      CompileOptions compile_options;
-      compile_options.jobs = options->compile.jobs;
-      compile_options.on_progress = [&](const CompileProgress& p) { compile_progress.advance(p.done, p.last->request.name); };
-      const CompileSummary compiled = summarize(compile_all(requests, options->compile.cache(), compile_options));
-      compile_progress.finish();
-      fmt::print("compile: {} kernels for {}: {} errors, {} with spills, cache hits {}\n", compiled.kernels,
-                 fmt::join(targets, ","), compiled.failures, compiled.with_spills, compiled.cache_hits);
-
-      std::unique_ptr<Backend> backend = backend_options.open();
-      const std::vector<Shape> verify_shapes = backend_options.shapes_for(shapes);
-      VerifyStageOptions stage;
-      stage.variant_glob = options->compile.variant_glob;
-      stage.compile.jobs = options->compile.jobs;
-      stage.verify.seed = options->seed;
-      std::size_t verified = 0;
-      Progress verify_progress("verify", 0);
-      stage.verify.on_record = [&](const VerifyRecord&) { verify_progress.advance(++verified); };
-      const VerifyStageResult verified_result =
-          run_verify_stage(family, *backend, load_support_kernels(family, *backend, options->compile.cache()), verify_shapes,
-                           options->compile.cache(), stage);
-      verify_progress.finish();
-      const VerifySummary v = summarize(verified_result.records);
-      fmt::print("verify on {}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
-                 "exact{}\n",
-                 backend->description(), v.records, v.passed, v.incorrect, v.failed, v.not_run, v.exact_shape_variants,
-                 v.shape_variants, backend_options.note());
-
-      if (no_gpu) {
-        fmt::print("time: skipped: timing needs a GPU ({}); run `exactune sweep` on the GPU machine\n", *no_gpu);
+      if (no_gpu || options->backend.cpu) {
+        return sweep_without_gpu(*options, shapes, no_gpu ? *no_gpu : "--cpu was given");
       }
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      fmt::print("sweep: {} shapes, wall {:.1f} s\n", shapes.shapes.size(), wall);
-      return compiled.failures == 0 && v.all_passed() ? 0 : kExitFailure;
+      return sweep_on_gpu(*options, shapes);
     };
   });
 }

@@ -47,16 +47,6 @@ std::string verify_table(const std::vector<VerifyRecord>& records) {
   return table.render();
 }
 
-std::size_t planned_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob) {
-  std::size_t runs = 0;
-  for (const Shape& shape : shapes) {
-    std::size_t variants = 0;
-    for (const Candidate& c : enumerate_space(family, shape.hidden)) variants += c.valid() && name_matches(c.variant.name, glob);
-    runs += variants * family.input_cases(shape).size();
-  }
-  return runs;
-}
-
 }  // namespace
 
 void add_verify_command(CLI::App& app, Run& run) {
@@ -91,7 +81,7 @@ void add_verify_command(CLI::App& app, Run& run) {
       stage.compile.jobs = options->compile.jobs;
       stage.verify.seed = options->seed;
       std::size_t verified = 0;
-      Progress verify_progress("verify", planned_runs(layer_norm_modulate_family(), shapes, stage.variant_glob));
+      Progress verify_progress("verify", count_verify_runs(layer_norm_modulate_family(), shapes, stage.variant_glob));
       stage.verify.on_record = [&](const VerifyRecord& r) {
         verify_progress.advance(++verified, fmt::format("{} {} {}", r.shape, r.variant, r.input_case));
       };

@@ -92,19 +92,19 @@ const std::vector<std::string> kSemanticsKernels = {
 };
 
 struct FusedVariant {
-  int warps, rows_per_cta, vec_lanes, tail, source;
+  int warps, rows_per_cta, vec_lanes, tail, source, counts;
 
   std::string name() const {
-    return fmt::format("w{}_r{}_v{}_{}_{}", warps, rows_per_cta, vec_lanes * 8, tail ? "peeled" : "predicated",
-                       source ? "registers" : "reload");
+    return fmt::format("w{}_r{}_v{}_{}_{}_{}", warps, rows_per_cta, vec_lanes * 8, tail ? "peeled" : "predicated",
+                       source ? "registers" : "reload", counts ? "fold" : "rcp");
   }
 };
 
 // Every axis value at least once, every threads-per-row (32, 64, 128) and
 // both load widths: W in {1,2,4,8,16}, T = 32W/R, V=2 only with T <= 64.
 const std::vector<FusedVariant> kFusedVariants = {
-    {1, 1, 1, 0, 0}, {2, 2, 1, 1, 0}, {2, 1, 2, 1, 1},  {4, 2, 1, 0, 1},
-    {4, 1, 1, 1, 0}, {8, 4, 2, 0, 0}, {16, 4, 1, 1, 1}, {16, 16, 2, 1, 1},
+    {1, 1, 1, 0, 0, 0}, {2, 2, 1, 1, 0, 1}, {2, 1, 2, 1, 1, 0},  {4, 2, 1, 0, 1, 1},
+    {4, 1, 1, 1, 0, 0}, {8, 4, 2, 0, 0, 1}, {16, 4, 1, 1, 1, 0}, {16, 16, 2, 1, 1, 1},
 };
 const std::vector<int> kHiddenSizes = {64, 400, 2240};
 const std::vector<int> kPlantedFaults = {1, 2, 3};
@@ -126,7 +126,7 @@ bool fault_must_show(int fault, int hidden) {
 }
 
 // One variant per threads-per-row and load width carries each planted fault.
-const std::vector<FusedVariant> kFaultyVariants = {{4, 1, 1, 1, 0}, {2, 1, 2, 1, 1}, {1, 1, 1, 0, 0}};
+const std::vector<FusedVariant> kFaultyVariants = {{4, 1, 1, 1, 0, 0}, {2, 1, 2, 1, 1, 1}, {1, 1, 1, 0, 0, 1}};
 
 std::string fused_name(const FusedVariant& v, int hidden, int fault) {
   return fmt::format("{}@D{}{}", v.name(), hidden, fault ? fmt::format("+fault{}", fault) : "");
@@ -135,8 +135,8 @@ std::string fused_name(const FusedVariant& v, int hidden, int fault) {
 CompileRequest fused_request(const FusedVariant& v, int hidden, int fault) {
   return host_request(
       fused_name(v, hidden, fault), "kernel_templates/fused_layer_norm_modulate.cuh",
-      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}>", hidden, v.warps,
-                  v.rows_per_cta, v.vec_lanes, v.tail, v.source),
+      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}, {}>", hidden, v.warps,
+                  v.rows_per_cta, v.vec_lanes, v.tail, v.source, v.counts),
       fault ? std::vector<std::string>{fmt::format("EXACTUNE_PLANTED_FAULT={}", fault)} : std::vector<std::string>{});
 }
 

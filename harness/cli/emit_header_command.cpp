@@ -1,0 +1,49 @@
+// exactune emit-header: regenerates the C++ header and the JSON table from a
+// committed heuristics.yaml, so that editing or reviewing the yaml is all it
+// takes to change what serving code launches.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "error.hpp"
+#include "heuristics_emitter.hpp"
+#include "report_writer.hpp"
+
+namespace exactune::cli {
+
+void add_emit_header_command(CLI::App& app, Run& run) {
+  struct Options {
+    std::string from;
+    std::string out_dir;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "emit-header", fmt::format("Regenerate {} (C++17, self-contained) and {} (for Python) from a heuristics.yaml; "
+                                 "the same yaml always gives the same bytes",
+                                 kHeuristicsHeaderFile, kHeuristicsJsonFile));
+  command->add_option("--from", options->from, "the heuristics.yaml, e.g. reports/nvidia-h200/heuristics.yaml")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)");
+  command->callback([&run, options] {
+    run = [options] {
+      const std::filesystem::path from = options->from;
+      const std::filesystem::path dir = options->out_dir.empty() ? from.parent_path() : std::filesystem::path(options->out_dir);
+      try {
+        load_heuristics_file(from.string());  // a bad file is bad input (exit 2), not a failed run
+      } catch (const error& e) {
+        throw input_error(e.what());
+      }
+      std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
+      if (!dir.empty()) std::filesystem::create_directories(dir, ignored);
+      for (const std::filesystem::path& written : write_generated_tables(from, dir)) {
+        fmt::print("wrote {}\n", written.string());
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace exactune::cli

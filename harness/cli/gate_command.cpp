@@ -1,0 +1,68 @@
+// exactune gate: the CI regression check. Compares a candidate sweep.yaml with
+// the committed baseline; exits 1 on lost bit-exactness or a slowdown beyond
+// noise, 2 when either file is missing or invalid.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "error.hpp"
+#include "gate.hpp"
+#include "sweep_file.hpp"
+#include "text_file.hpp"
+
+namespace exactune::cli {
+namespace {
+
+// A file named on the command line that cannot be read or written is bad input
+// (exit 2), not a failure of the gate (exit 1).
+template <typename Action>
+auto blaming_the_input(Action&& action) {
+  try {
+    return action();
+  } catch (const input_error&) {
+    throw;
+  } catch (const error& e) {
+    throw input_error(e.what());
+  }
+}
+
+}  // namespace
+
+void add_gate_command(CLI::App& app, Run& run) {
+  struct Options {
+    std::string baseline;
+    std::string candidate;
+    GateOptions gate;
+    std::string junit;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "gate",
+      "Compare a candidate sweep.yaml with a baseline of the same kernel family: fail (exit 1) when a variant "
+      "that was bit-exact no longer is, or when a shape's chosen configuration (the baseline's fastest exact "
+      "variant) got slower beyond both the noise of the two measurements and the threshold");
+  command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")->required();
+  command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required();
+  command
+      ->add_option("--threshold", options->gate.threshold,
+                   "the slowdown, as a fraction, that passes even beyond noise (0.05 = 5%)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI");
+  command->callback([&run, options] {
+    run = [options] {
+      const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
+      const SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
+      const GateReport report = compare_sweeps(baseline, candidate, options->gate);
+      fmt::print("candidate {} ({}) against baseline {} ({})\n{}{}\n", options->candidate, candidate.device.name,
+                 options->baseline, baseline.device.name, render_gate_table(report), gate_summary_line(report));
+      if (!options->junit.empty()) {
+        blaming_the_input([&] { write_text_file(options->junit, gate_junit_xml(report)); });
+      }
+      return report.passed() ? 0 : kExitFailure;
+    };
+  });
+}
+
+}  // namespace exactune::cli

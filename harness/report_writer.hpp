@@ -1,0 +1,21 @@
+// reports/<gpu-slug>/: every file a sweep leaves, each a function of the
+// results: sweep.yaml (the evidence), heuristics.yaml (the choices), the
+// generated header and JSON (from heuristics.yaml alone), summary.md and its
+// heatmaps.
+#pragma once
+#include <filesystem>
+#include <vector>
+
+#include "results.hpp"
+
+namespace exactune {
+
+// Returns the files written, in the order above.
+std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory);
+
+// The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
+// from it alone: what `exactune emit-header` and the sweep both do.
+std::vector<std::filesystem::path> write_generated_tables(const std::filesystem::path& heuristics_yaml,
+                                                          const std::filesystem::path& directory);
+
+}  // namespace exactune

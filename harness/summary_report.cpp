@@ -1,0 +1,359 @@
+#include "summary_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include "error.hpp"
+#include "layer_norm_modulate_family.hpp"
+
+namespace exactune {
+namespace {
+
+const VariantResult* fastest_exact(const ShapeResult& shape) {
+  const VariantResult* best = nullptr;
+  for (const VariantResult& v : shape.variants) {
+    if (v.exact && v.hot && (best == nullptr || v.hot->median_us < best->hot->median_us)) best = &v;
+  }
+  return best;
+}
+
+int exact_count(const ShapeResult& shape) {
+  return static_cast<int>(std::count_if(shape.variants.begin(), shape.variants.end(),
+                                        [](const VariantResult& v) { return v.exact; }));
+}
+
+// ---------------------------------------------------------------- summary.md
+
+constexpr const char* kMissing = "—";
+
+std::string microseconds(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : kMissing; }
+
+// A ratio of two timings, or a dash when either is missing.
+std::string ratio(const std::optional<Timing>& numerator, const std::optional<Timing>& denominator,
+                  std::string_view unit = "") {
+  if (!numerator || !denominator || denominator->median_us <= 0) return kMissing;
+  return fmt::format("{:.2f}{}", numerator->median_us / denominator->median_us, unit);
+}
+
+// Text as it may stand in a table cell or list item: one line, no column break.
+std::string markdown_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string code(std::string_view name) { return fmt::format("`{}`", name); }
+
+// "13.0" from the driver's 13000.
+std::string driver_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+std::string chosen_for(const Heuristics& h, const Shape& shape) {
+  if (const Choice* c = h.device.choice_for(shape.hidden, shape.rows())) return code(c->chosen.variant);
+  return fmt::format("{} (default)", code(h.device.default_configuration.variant));
+}
+
+std::string shape_row(const ShapeResult& s, const Heuristics& h) {
+  const VariantResult* best = fastest_exact(s);
+  const std::optional<Timing> best_hot = best ? best->hot : std::nullopt;
+  const Shape& shape = s.shape;
+  return fmt::format("| {} | ({}, {}, {}) | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
+                     markdown_text(shape.name), shape.batch, shape.tokens, shape.hidden, shape.rows(),
+                     microseconds(s.copy_hot), microseconds(s.eager_hot), best ? code(best->variant) : kMissing,
+                     microseconds(best_hot), ratio(best_hot, s.copy_hot), ratio(s.eager_hot, best_hot, "×"),
+                     chosen_for(h, shape), exact_count(s), s.variants.size());
+}
+
+std::string not_exact_section(const SweepResults& r) {
+  std::string out;
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) {
+      if (v.exact) continue;
+      fmt::format_to(std::back_inserter(out), "- {} {}: {}: {}\n", markdown_text(s.shape.name), code(v.variant),
+                     v.failure_kind.empty() ? "not exact" : v.failure_kind, markdown_text(v.failure));
+    }
+  }
+  return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
+}
+
+}  // namespace
+
+std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
+  std::map<int, const ShapeResult*> largest;
+  for (const ShapeResult& s : results.shapes) {
+    if (fastest_exact(s) == nullptr) continue;
+    const ShapeResult*& current = largest[s.shape.hidden];
+    if (current == nullptr || s.shape.rows() > current->shape.rows()) current = &s;
+  }
+  std::vector<HeatmapFile> files;
+  for (const auto& [hidden, s] : largest) {
+    files.push_back({hidden, s->shape.name, fmt::format("heatmap_{}.svg", s->shape.name)});
+  }
+  return files;
+}
+
+std::string summary_markdown(const SweepResults& r, const Heuristics& h) {
+  const DeviceRecord& d = r.device;
+  std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n", d.name, d.arch,
+                                d.sm_count, driver_text(d.driver_version), d.nvrtc_version);
+  fmt::format_to(std::back_inserter(out), "Family `{}`, bit-exact with {}. Swept {} in {:.0f} s.\n\n", r.family,
+                 r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe), r.created,
+                 r.wall_s);
+  if (!r.timing.hot.empty()) {
+    fmt::format_to(std::back_inserter(out),
+                   "Times are hot medians in µs per launch ({}; {} repetitions). Copy: the same bytes copied, "
+                   "the roofline. Eager: the reference chain of 4 launches.\n\n",
+                   markdown_text(r.timing.hot), r.timing.repetitions);
+  }
+  out += "| shape | (B, S, D) | rows | copy µs | eager µs | best exact | best µs | best/copy | eager/best | chosen "
+         "| exact |\n|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|\n";
+  int exact = 0, total = 0;
+  for (const ShapeResult& s : r.shapes) {
+    out += shape_row(s, h);
+    exact += exact_count(s);
+    total += static_cast<int>(s.variants.size());
+  }
+  fmt::format_to(std::back_inserter(out),
+                 "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
+                 "heuristics.yaml for the shape's hidden size and row count.\n\n## Heatmaps\n\n",
+                 exact, total);
+  const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r);
+  if (heatmaps.empty()) out += "No shape has a timed exact variant: timing needs a GPU.\n";
+  for (const HeatmapFile& f : heatmaps) {
+    fmt::format_to(std::back_inserter(out), "hidden {}, {}:\n\n![hot median of {}]({})\n\n", f.hidden,
+                   markdown_text(f.shape), markdown_text(f.shape), f.file_name);
+  }
+  out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
+  return out;
+}
+
+// ------------------------------------------------------------------ heatmaps
+namespace {
+
+// One cell: the best exact variant at (tail, num_warps, rows_per_cta).
+struct Cell {
+  double value = 0;  // hot median, or its ratio to the copy
+  std::string label;  // the other axes of the best variant
+};
+
+using CellKey = std::tuple<bool, int, int>;  // peeled tail, num_warps, rows_per_cta
+
+// The axes a cell does not show by its position, e.g. "v16 registers": numbers
+// after their axis's initial, as variant names spell them.
+std::string other_axes_label(const std::vector<Param>& params) {
+  std::vector<std::string> parts;
+  for (const Param& p : params) {
+    if (p.axis == "num_warps" || p.axis == "rows_per_cta" || p.axis == "tail") continue;
+    const bool number = !p.value.empty() && std::isdigit(static_cast<unsigned char>(p.value.front()));
+    parts.push_back(number ? p.axis.substr(0, 1) + p.value : p.value);
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::map<CellKey, Cell> best_cells(const ShapeResult& s) {
+  const double scale = s.copy_hot && s.copy_hot->median_us > 0 ? 1 / s.copy_hot->median_us : 1;
+  std::map<CellKey, Cell> cells;
+  for (const VariantResult& v : s.variants) {
+    if (!v.exact || !v.hot || v.hot->median_us <= 0) continue;
+    const LayerNormModulateConfig c = LayerNormModulateConfig::from({v.variant, v.params});
+    const double value = v.hot->median_us * scale;
+    const auto [it, inserted] = cells.try_emplace({c.peeled_tail, c.num_warps, c.rows_per_cta});
+    if (inserted || value < it->second.value) {
+      it->second = {value, other_axes_label(v.params)};
+    }
+  }
+  return cells;
+}
+
+std::string xml_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+struct Rgb {
+  double r, g, b;
+};
+
+// viridis, reversed so that fast reads bright: t = 0 fastest, 1 slowest.
+Rgb colour_at(double t) {
+  static constexpr std::array<Rgb, 5> stops = {
+      {{0xfd, 0xe7, 0x25}, {0x5e, 0xc9, 0x62}, {0x21, 0x91, 0x8c}, {0x3b, 0x52, 0x8b}, {0x44, 0x01, 0x54}}};
+  const double x = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
+  const std::size_t i = std::min(static_cast<std::size_t>(x), stops.size() - 2);
+  const double f = x - static_cast<double>(i);
+  const Rgb& a = stops[i];
+  const Rgb& b = stops[i + 1];
+  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+}
+
+std::string hex(const Rgb& c) {
+  return fmt::format("#{:02x}{:02x}{:02x}", static_cast<int>(std::lround(c.r)), static_cast<int>(std::lround(c.g)),
+                     static_cast<int>(std::lround(c.b)));
+}
+
+// Dark text on bright cells, white on dark ones.
+const char* text_colour(const Rgb& c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140 ? "#000" : "#fff"; }
+
+const Axis& axis_named(const std::vector<Axis>& axes, std::string_view name) {
+  return *std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == name; });
+}
+
+constexpr int kCellWidth = 112, kCellHeight = 46, kLeft = 80, kTop = 104, kPanelGap = 72;
+constexpr const char* kNoExactGrey = "#c8c8c8";
+
+// Draws the heatmap; `position` maps a value to 0 (fastest) .. 1 (slowest).
+class HeatmapSvg {
+ public:
+  HeatmapSvg(const ShapeResult& s, std::map<CellKey, Cell> cells)
+      : shape_(s), cells_(std::move(cells)), ratio_(s.copy_hot && s.copy_hot->median_us > 0) {
+    const std::vector<Axis> axes = layer_norm_modulate_family().axes();
+    for (const std::string& v : axis_named(axes, "num_warps").values) warps_.push_back(std::stoi(v));
+    for (const std::string& v : axis_named(axes, "rows_per_cta").values) rows_.push_back(std::stoi(v));
+    tails_ = axis_named(axes, "tail").values;
+    if (!cells_.empty()) low_ = high_ = cells_.begin()->second.value;
+    for (const auto& [key, cell] : cells_) {
+      low_ = std::min(low_, cell.value);
+      high_ = std::max(high_, cell.value);
+    }
+  }
+
+  std::string render() const {
+    const int panel_width = kCellWidth * static_cast<int>(warps_.size());
+    const int panel_height = kCellHeight * static_cast<int>(rows_.size());
+    const int width = kLeft + static_cast<int>(tails_.size()) * (panel_width + kPanelGap);
+    const int legend_top = kTop + panel_height + 56;
+    const int height = legend_top + 60;
+    std::string out = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"#fff\"/>\n",
+        width, height);
+    const Shape& shape = shape_.shape;
+    text(out, 16, 24, fmt::format("{}: {} by num_warps × rows_per_cta (D={}, rows={})", shape.name, metric(),
+                                  shape.hidden, shape.rows()),
+         "start", "font-size=\"15\" font-weight=\"bold\"");
+    text(out, 16, 44,
+         "each cell: the fastest bit-exact variant over the other axes, which its label names; the fastest cell is "
+         "outlined red",
+         "start", "fill=\"#444\"");
+    for (std::size_t p = 0; p < tails_.size(); ++p) {
+      panel(out, kLeft + static_cast<int>(p) * (panel_width + kPanelGap), tails_[p]);
+    }
+    legend(out, legend_top);
+    return out + "</svg>\n";
+  }
+
+ private:
+  std::string metric() const { return ratio_ ? "hot median / copy" : "hot median (µs)"; }
+  std::string value_text(double v) const { return ratio_ ? fmt::format("{:.2f}×", v) : fmt::format("{:.2f} µs", v); }
+
+  // Log scale: ratios between configurations matter, not differences.
+  double position(double v) const {
+    return high_ > low_ ? std::log(v / low_) / std::log(high_ / low_) : 0.0;
+  }
+
+  static void text(std::string& out, int x, int y, std::string_view content, std::string_view anchor,
+                   std::string_view extra = "") {
+    fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" {}>{}</text>\n", x, y, anchor,
+                   extra, xml_text(content));
+  }
+
+  void panel(std::string& out, int left, const std::string& tail) const {
+    const int panel_width = kCellWidth * static_cast<int>(warps_.size());
+    text(out, left + panel_width / 2, kTop - 22, "tail: " + tail, "middle", "font-weight=\"bold\"");
+    for (std::size_t x = 0; x < warps_.size(); ++x) {
+      text(out, left + static_cast<int>(x) * kCellWidth + kCellWidth / 2, kTop - 6, fmt::format("{}", warps_[x]),
+           "middle");
+    }
+    text(out, left + panel_width / 2, kTop + kCellHeight * static_cast<int>(rows_.size()) + 20, "num_warps",
+         "middle");
+    const int axis_y = kTop + kCellHeight * static_cast<int>(rows_.size()) / 2;
+    fmt::format_to(std::back_inserter(out),
+                   "<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" transform=\"rotate(-90 {0} {1})\">rows_per_cta"
+                   "</text>\n",
+                   left - 34, axis_y);
+    for (std::size_t y = 0; y < rows_.size(); ++y) {
+      const int top = kTop + static_cast<int>(y) * kCellHeight;
+      text(out, left - 8, top + kCellHeight / 2 + 4, fmt::format("{}", rows_[y]), "end");
+      for (std::size_t x = 0; x < warps_.size(); ++x) {
+        cell(out, left + static_cast<int>(x) * kCellWidth, top, {tail == "peeled", warps_[x], rows_[y]});
+      }
+    }
+  }
+
+  void cell(std::string& out, int x, int y, const CellKey& key) const {
+    const auto it = cells_.find(key);
+    const bool fastest = it != cells_.end() && it->second.value == low_;
+    const Rgb colour = it == cells_.end() ? Rgb{} : colour_at(position(it->second.value));
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                   x, y, kCellWidth, kCellHeight, it == cells_.end() ? kNoExactGrey : hex(colour),
+                   fastest ? "#d00" : "#fff", fastest ? 3 : 1);
+    if (it == cells_.end()) {
+      text(out, x + kCellWidth / 2, y + kCellHeight / 2 + 4, "no exact variant", "middle",
+           "font-size=\"10\" fill=\"#555\"");
+      return;
+    }
+    const std::string fill = fmt::format("fill=\"{}\"", text_colour(colour));
+    text(out, x + kCellWidth / 2, y + 20, value_text(it->second.value), "middle", fill);
+    text(out, x + kCellWidth / 2, y + 36, it->second.label, "middle", "font-size=\"10\" " + fill);
+  }
+
+  void legend(std::string& out, int top) const {
+    constexpr int kStops = 5, kBarWidth = 320;
+    out += "<defs><linearGradient id=\"scale\">";
+    for (int i = 0; i < kStops; ++i) {
+      const double t = static_cast<double>(i) / (kStops - 1);
+      fmt::format_to(std::back_inserter(out), "<stop offset=\"{}\" stop-color=\"{}\"/>", t, hex(colour_at(t)));
+    }
+    out += "</linearGradient></defs>\n";
+    text(out, kLeft, top - 6, metric() + ", log scale", "start", "font-size=\"11\"");
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"url(#scale)\" stroke=\"#888\"/>\n",
+                   kLeft, top, kBarWidth);
+    text(out, kLeft, top + 28, value_text(low_) + " fastest", "start", "font-size=\"11\"");
+    text(out, kLeft + kBarWidth, top + 28, value_text(high_) + " slowest", "end", "font-size=\"11\"");
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#888\"/>\n",
+                   kLeft + kBarWidth + 30, top, kNoExactGrey);
+    text(out, kLeft + kBarWidth + 50, top + 12, "no exact, timed variant (excluded, failed or untimed)", "start",
+         "font-size=\"11\"");
+  }
+
+  const ShapeResult& shape_;
+  std::map<CellKey, Cell> cells_;
+  bool ratio_;
+  std::vector<int> warps_, rows_;
+  std::vector<std::string> tails_;
+  double low_ = 0, high_ = 0;
+};
+
+}  // namespace
+
+std::string heatmap_svg(const SweepResults& results, int hidden, const std::string& shape_name) {
+  for (const ShapeResult& s : results.shapes) {
+    if (s.shape.name == shape_name && s.shape.hidden == hidden) return HeatmapSvg(s, best_cells(s)).render();
+  }
+  throw error(fmt::format("the sweep has no shape {} at hidden {}", shape_name, hidden));
+}
+
+}  // namespace exactune

@@ -1,0 +1,25 @@
+#include "text_file.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "error.hpp"
+
+namespace exactune {
+
+void write_text_file(const std::filesystem::path& path, std::string_view text) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  const std::filesystem::path temporary = path.string() + fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) throw error(fmt::format("{}: cannot write the file", temporary.string()));
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) throw error(fmt::format("{}: cannot replace it: {}", path.string(), ec.message()));
+}
+
+}  // namespace exactune
