@@ -10,7 +10,7 @@ OUT=${OUT:-/tmp/exactune-gpu}
 mkdir -p "$OUT"
 # The device tool brings back few files: logs and reports are also packed into
 # $OUT/gpu-results.tgz after every stage, so a run cut short still returns them.
-pack() { tar czf "$OUT/gpu-results.tgz.tmp" -C "$OUT" --exclude='gpu-results.tgz*' . && mv "$OUT/gpu-results.tgz.tmp" "$OUT/gpu-results.tgz"; }
+pack() { tar czf /tmp/gpu-results.tgz -C "$OUT" --exclude=gpu-results.tgz . && mv /tmp/gpu-results.tgz "$OUT/"; }
 export EXACTUNE_CACHE_DIR=${EXACTUNE_CACHE_DIR:-/tmp/exactune-cache}
 export EXACTUNE_BUILD_DIR=${EXACTUNE_BUILD_DIR:-build-gpu}
 export PYTHONUNBUFFERED=1
@@ -44,6 +44,12 @@ for stage in "${stages[@]}"; do
       EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
         python3 -m pytest tests/torch -q -p no:cacheprovider >"$OUT/torch.log" 2>&1 || status=1
       note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
+      if grep -q "Segmentation fault" "$OUT/torch.log"; then  # the native frames, for the next look
+        EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \
+          -ex "set pagination off" -ex run -ex "bt 40" --args python3 -m pytest tests/torch -q -x \
+          -p no:cacheprovider -k "test_reference_matches_torch and D64" >"$OUT/torch-gdb.log" 2>&1
+        grep -E "^#[0-9]+ " "$OUT/torch-gdb.log" | head -25
+      fi
       grep -E "^FAILED|Error" "$OUT/torch.log" | head -20
       ;;
     verify)

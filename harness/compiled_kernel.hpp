@@ -7,7 +7,7 @@
 namespace exactune {
 
 struct KernelResources {
-  int registers = 0;
+  int registers = 0;  // -1: the compiler's report did not say (the other figures are then 0)
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;

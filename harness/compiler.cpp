@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -14,18 +13,33 @@
 
 namespace exactune {
 
+namespace {
+
+// The file named by a line `#include "name"` (spaces allowed around '#'), or "".
+// No std::regex here: it crashes when a host process (PyTorch) brings another
+// C++ runtime's locale facets, and the C ABI runs inside such processes.
+std::string quoted_include(const std::string& line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos || line[i] != '#') return {};
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return {};
+  i = line.find_first_not_of(" \t", i + 7);
+  if (i == std::string::npos || line[i] != '"') return {};
+  const std::size_t end = line.find('"', i + 1);
+  return end == std::string::npos ? std::string() : line.substr(i + 1, end - i - 1);
+}
+
+}  // namespace
+
 std::vector<std::string> included_templates(const std::string& main_file) {
-  static const std::regex include_line(R"(\s*#\s*include\s*"([^"]+)\".*)");
   const std::string directory = main_file.substr(0, main_file.find_last_of('/') + 1);
   std::vector<std::string> order{main_file};
   std::set<std::string> seen{main_file};
   for (std::size_t i = 0; i < order.size(); ++i) {
     std::istringstream text{std::string(embedded_file(order[i]))};
-    std::smatch match;
     for (std::string line; std::getline(text, line);) {
-      if (!std::regex_match(line, match, include_line)) continue;
-      const std::string path = directory + match[1].str();
-      if (seen.insert(path).second) order.push_back(path);
+      const std::string name = quoted_include(line);
+      if (!name.empty() && seen.insert(directory + name).second) order.push_back(directory + name);
     }
   }
   return order;

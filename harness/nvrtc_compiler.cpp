@@ -95,7 +95,10 @@ CompileOutcome run_nvrtc(const CompileRequest& request, const std::vector<std::s
   outcome.kernel.binary.resize(cubin_size);
   check_nvrtc(nvrtcGetCUBIN(*program, outcome.kernel.binary.data()), "nvrtcGetCUBIN");
   outcome.kernel.entry = lowered;
-  outcome.kernel.resources = parse_ptxas_report(outcome.log);
+  // A kernel that compiled stays usable when its report is missing: its
+  // resources are then recorded as unknown, and the log is kept to look at.
+  const auto resources = parse_ptxas_report(outcome.log, outcome.kernel.entry);
+  outcome.kernel.resources = resources.value_or(KernelResources{-1, 0, 0, 0, 0});
   outcome.ok = true;
   return outcome;
 }

@@ -26,6 +26,7 @@ TEST_CASE("every valid variant of the default shapes compiles for sm_80, sm_90 a
     INFO(o.request.name << " for " << o.request.target << ":\n" << o.log);
     REQUIRE(o.ok);
     CHECK_FALSE(o.kernel.resources.spills());
+    CHECK(o.kernel.resources.registers > 0);  // the report was found for this very kernel
     CHECK(o.kernel.resources.stack_frame_bytes == 0);
     CHECK(o.kernel.binary.size() > 0);
     CHECK_FALSE(o.kernel.entry.empty());
@@ -64,18 +65,30 @@ TEST_CASE("the cache key covers defines: a planted fault is a different kernel")
   CHECK(outcomes[0].kernel.binary != outcomes[1].kernel.binary);
 }
 
-TEST_CASE("the ptxas report is read") {
-  const KernelResources r = parse_ptxas_report(
+TEST_CASE("the ptxas report is read for the kernel's own entry") {
+  const std::string log =
+      "ptxas info    : Compiling entry function 'first' for 'sm_90'\n"
+      "ptxas info    : Function properties for first\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 20 registers, used 0 barriers\n"
       "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
       "ptxas         .     16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
-      "ptxas info    : Used 70 registers, used 1 barriers, 48 bytes smem\n");
-  CHECK(r.registers == 70);
-  CHECK(r.stack_frame_bytes == 16);
-  CHECK(r.spill_store_bytes == 8);
-  CHECK(r.spill_load_bytes == 4);
-  CHECK(r.shared_bytes == 48);
-  CHECK(r.spills());
-  CHECK_THROWS(parse_ptxas_report("nothing here"));
+      "ptxas info    : Used 70 registers, used 1 barriers, 48 bytes smem\n";
+  const auto r = parse_ptxas_report(log, "k");
+  REQUIRE(r);
+  CHECK(r->registers == 70);
+  CHECK(r->stack_frame_bytes == 16);
+  CHECK(r->spill_store_bytes == 8);
+  CHECK(r->spill_load_bytes == 4);
+  CHECK(r->shared_bytes == 48);
+  CHECK(r->spills());
+  const auto first = parse_ptxas_report(log, "first");
+  REQUIRE(first);
+  CHECK(first->registers == 20);
+  CHECK_FALSE(first->spills());
+  CHECK_FALSE(parse_ptxas_report(log, "absent"));
+  CHECK_FALSE(parse_ptxas_report("nothing here", "k"));
 }
 
 TEST_CASE("included_templates follows #include from the main file") {
