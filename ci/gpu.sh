@@ -42,7 +42,7 @@ for stage in "${stages[@]}"; do
       ;;
     torch)
       EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
-        python3 -m pytest tests/torch -q -p no:cacheprovider >"$OUT/torch.log" 2>&1 || status=1
+        timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest tests/torch -q -p no:cacheprovider >"$OUT/torch.log" 2>&1 || status=1
       note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
       if grep -q "Segmentation fault" "$OUT/torch.log"; then  # the native frames, for the next look
         EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \

@@ -28,6 +28,7 @@ LayerNormModulateConfig decode(const std::vector<Param>& params) {
   c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
   c.row_in_registers = value_of(params, "pass2") == "registers";
   c.folded_counts = value_of(params, "counts") == "fold";
+  c.early_modulation = value_of(params, "modulation") == "early";
   return c;
 }
 
@@ -54,13 +55,18 @@ class LayerNormModulateFamily final : public KernelFamily {
          {"reload", "registers"}},
         {"counts", "Welford's 1/count: computed at each push (rcp) or folded at compile time (fold)",
          {"rcp", "fold"}},
+        {"modulation", "when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers "
+                       "across the reduction (early)",
+         {"late", "early"}},
     };
   }
 
   std::string variant_name(const std::vector<Param>& params) const override {
     const LayerNormModulateConfig c = decode(params);
-    return fmt::format("w{}_r{}_{}_v{}_{}_{}", c.num_warps, c.rows_per_cta, c.peeled_tail ? "peeled" : "predicated",
-                       c.vector_bytes, c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp");
+    return fmt::format("w{}_r{}_{}_v{}_{}_{}_{}", c.num_warps, c.rows_per_cta,
+                       c.peeled_tail ? "peeled" : "predicated", c.vector_bytes,
+                       c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp",
+                       c.early_modulation ? "early" : "late");
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
@@ -94,10 +100,16 @@ class LayerNormModulateFamily final : public KernelFamily {
                          row_vectors, chunk_vectors);
     }
     const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
-    const int held_registers = chunks * lanes_per_load * 2;
-    if (c.row_in_registers && held_registers > kRowRegisterBudget) {
-      return fmt::format("holding the row takes {} registers per thread ({} chunks of {} bytes), over the "
-                         "budget of {}",
+    // Registers a thread spends holding data across the reduction: its part of
+    // the row (pass2 registers) and of scale and shift (early modulation).
+    const int per_copy = chunks * lanes_per_load * 2;
+    const int held_registers = per_copy * ((c.row_in_registers ? 1 : 0) + (c.early_modulation ? 2 : 0));
+    if (held_registers > kRowRegisterBudget) {
+      return fmt::format("holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
+                         "each), over the budget of {}",
+                         c.row_in_registers && c.early_modulation ? "the row, scale and shift"
+                         : c.row_in_registers                     ? "the row"
+                                                                  : "scale and shift",
                          held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
     }
     return {};
@@ -110,10 +122,10 @@ class LayerNormModulateFamily final : public KernelFamily {
     r.main_file = kFusedTemplate;
     r.name_expression = fmt::format(
         "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}, "
-        "exactune_kernels::{}>",
+        "exactune_kernels::{}, exactune_kernels::{}>",
         hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
         c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload",
-        c.folded_counts ? "counts_folded" : "counts_runtime");
+        c.folded_counts ? "counts_folded" : "counts_runtime", c.early_modulation ? "modulation_early" : "modulation_late");
     r.target = target;
     return r;
   }

@@ -14,6 +14,7 @@ struct LayerNormModulateConfig {
   int vector_bytes = 8;      // 8 or 16
   bool row_in_registers = false;  // else pass 2 re-reads x
   bool folded_counts = false;     // else 1/count computed at each push
+  bool early_modulation = false;  // scale/shift loaded with x in pass 1, else in pass 2
 
   int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
   int aten_vectors_per_load() const { return vector_bytes / 8; }

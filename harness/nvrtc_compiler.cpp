@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <nlohmann/json.hpp>
 
 #include "compiler.hpp"
@@ -119,6 +121,11 @@ KernelResources resources_from(const nlohmann::json& j) {
   return r;
 }
 
+std::shared_mutex& report_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
 }  // namespace
 
 std::string nvrtc_version() {
@@ -150,8 +157,18 @@ CompileOutcome compile_with_nvrtc(const CompileRequest& request, const CompileCa
       }
     }
     if (!outcome.cache_hit) {
-      outcome = run_nvrtc(request, options);
-      if (outcome.ok) {
+      {
+        std::shared_lock shared(report_mutex());
+        outcome = run_nvrtc(request, options);
+      }
+      if (outcome.ok && outcome.kernel.resources.registers < 0) {
+        // Seen on the H200 machine's NVRTC: under concurrent compiles a ptxas
+        // report sometimes goes missing. Compile again with no other compile
+        // running; a kernel still without its report is not cached.
+        std::unique_lock exclusive(report_mutex());
+        outcome = run_nvrtc(request, options);
+      }
+      if (outcome.ok && outcome.kernel.resources.registers >= 0) {
         const nlohmann::json m = {{"name", request.name},
                                   {"entry", outcome.kernel.entry},
                                   {"log", outcome.log},

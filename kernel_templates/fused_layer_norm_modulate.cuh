@@ -26,6 +26,10 @@
 //   Counts                counts_runtime: each push computes 1/count (__frcp_rn);
 //                         counts_folded: counts are compile-time constants, so
 //                         the reciprocals fold away (same bits, fewer instructions)
+//   Modulation            modulation_late: scale and shift are loaded in pass 2;
+//                         modulation_early: loaded with x in pass 1 and held, so
+//                         their round trip overlaps the statistics' reduction
+//                         instead of following its barrier
 #pragma once
 #include "arith.cuh"
 
@@ -34,6 +38,7 @@ namespace exactune_kernels {
 enum tail_strategy { tail_predicated = 0, tail_peeled = 1 };
 enum pass2_source { pass2_reload = 0, pass2_registers = 1 };
 enum count_mode { counts_runtime = 0, counts_folded = 1 };
+enum modulation_load { modulation_late = 0, modulation_early = 1 };
 
 template <int VecLanes> struct packet;
 template <> struct packet<1> {
@@ -65,7 +70,7 @@ __device__ __forceinline__ void store_packet(bf16_bits* p, const packet<VecLanes
 
 // No __launch_bounds__: with one, ptxas trades registers for occupancy and
 // spills (w2_r2 at D3072 spilled 4 bytes at 72 registers on sm_90).
-template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts>
+template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts, int Modulation>
 __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
                           const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
                           int rows, int tokens_per_batch, long long modulation_stride, float eps) {
@@ -98,6 +103,11 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
     for (int e = 0; e < VecLanes; ++e) lanes[m][e] = welford_state{0.0f, 0.0f, 0.0f};
 
   packet<VecLanes> held[Source == pass2_registers ? kChunks : 1];
+  constexpr int kEarlyChunks = Modulation == modulation_early ? kChunks : 1;
+  packet<VecLanes> early_scale[kEarlyChunks], early_shift[kEarlyChunks];
+  const long long batch = safe_row / tokens_per_batch;
+  const bf16_bits* row_scale = scale + batch * modulation_stride;
+  const bf16_bits* row_shift = shift + batch * modulation_stride;
 
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
@@ -106,6 +116,10 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
     if (in_row) {
       const packet<VecLanes> data = load_packet<VecLanes>(row_x + vector * 4);
       if (Source == pass2_registers) held[j] = data;
+      if (Modulation == modulation_early) {
+        early_scale[j] = load_packet<VecLanes>(row_scale + vector * 4);
+        early_shift[j] = load_packet<VecLanes>(row_shift + vector * 4);
+      }
 #pragma unroll
       for (int e = 0; e < VecLanes; ++e) {
         welford_state& lane = lanes[j % kLaneGroups][e];
@@ -149,9 +163,6 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
   __syncthreads();
   const row_stats stats = finalize_stats(combine_four_warps(warp_totals[row_in_cta]), Hidden, eps);
 
-  const long long batch = safe_row / tokens_per_batch;
-  const bf16_bits* row_scale = scale + batch * modulation_stride;
-  const bf16_bits* row_shift = shift + batch * modulation_stride;
   bf16_bits* row_out = out + safe_row * Hidden;
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
@@ -160,8 +171,10 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
     if (in_row) {
       const packet<VecLanes> data =
           Source == pass2_registers ? held[j] : load_packet<VecLanes>(row_x + vector * 4);
-      const packet<VecLanes> sc = load_packet<VecLanes>(row_scale + vector * 4);
-      const packet<VecLanes> sh = load_packet<VecLanes>(row_shift + vector * 4);
+      const packet<VecLanes> sc =
+          Modulation == modulation_early ? early_scale[j] : load_packet<VecLanes>(row_scale + vector * 4);
+      const packet<VecLanes> sh =
+          Modulation == modulation_early ? early_shift[j] : load_packet<VecLanes>(row_shift + vector * 4);
       packet<VecLanes> result;
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {

@@ -81,6 +81,19 @@ void copy_out(const std::vector<T>& from, T* to) {
   if (to) std::memcpy(to, from.data(), from.size() * sizeof(T));
 }
 
+// Callers go through every variant of a hidden size: compile them all at once,
+// in parallel, on the first call for that size.
+void load_hidden_size(Session& s, const std::vector<Variant>& variants, int hidden) {
+  const KernelFamily& family = layer_norm_modulate_family();
+  std::vector<CompileRequest> requests;
+  for (const Variant& v : variants) requests.push_back(family.variant_request(v, hidden, s.backend->target()));
+  const std::vector<CompileOutcome> outcomes = compile_all(requests, s.cache);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    if (!outcomes[i].ok) throw error(fmt::format("{} failed to compile:\n{}", requests[i].name, outcomes[i].log));
+    s.variants[fmt::format("{}@{}", variants[i].name, hidden)] = s.backend->load(outcomes[i].kernel);
+  }
+}
+
 const Variant& find_variant(const std::vector<Variant>& variants, const std::string& name, int hidden) {
   for (const Variant& v : variants) {
     if (v.name == name) return v;
@@ -130,12 +143,8 @@ int exactune_run_variant(const exactune_problem* problem, const char* variant_na
     const std::vector<Variant> variants = valid_variants(family, problem->hidden);
     const Variant& variant = find_variant(variants, variant_name, problem->hidden);
     const std::string key = fmt::format("{}@{}", variant.name, problem->hidden);
-    auto& loaded = s.variants[key];
-    if (!loaded) {
-      const CompileOutcome o = compile_all({family.variant_request(variant, problem->hidden, s.backend->target())}, s.cache)[0];
-      if (!o.ok) throw error(fmt::format("{} failed to compile:\n{}", key, o.log));
-      loaded = s.backend->load(o.kernel);
-    }
+    if (!s.variants.count(key)) load_hidden_size(s, variants, problem->hidden);
+    const auto& loaded = s.variants.at(key);
     LayerNormModulateWorkload workload(*s.backend, s.support, shape_of(*problem), inputs_of(*problem));
     workload.poison_output();
     workload.launch_variant(*loaded, variant);

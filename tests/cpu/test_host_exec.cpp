@@ -135,8 +135,8 @@ std::string fused_name(const FusedVariant& v, int hidden, int fault) {
 CompileRequest fused_request(const FusedVariant& v, int hidden, int fault) {
   return host_request(
       fused_name(v, hidden, fault), "kernel_templates/fused_layer_norm_modulate.cuh",
-      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}, {}>", hidden, v.warps,
-                  v.rows_per_cta, v.vec_lanes, v.tail, v.source, v.counts),
+      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}, {}, {}>", hidden, v.warps,
+                  v.rows_per_cta, v.vec_lanes, v.tail, v.source, v.counts, v.counts),
       fault ? std::vector<std::string>{fmt::format("EXACTUNE_PLANTED_FAULT={}", fault)} : std::vector<std::string>{});
 }
 
