@@ -67,10 +67,12 @@ std::string shape_row(const ShapeResult& s, const Heuristics& h) {
   const VariantResult* best = fastest_exact(s);
   const std::optional<Timing> best_hot = best ? best->hot : std::nullopt;
   const Shape& shape = s.shape;
-  return fmt::format("| {} | ({}, {}, {}) | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
+  const std::optional<Timing> best_cold = best ? best->cold : std::nullopt;
+  return fmt::format("| {} | ({}, {}, {}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
                      markdown_text(shape.name), shape.batch, shape.tokens, shape.hidden, shape.rows(),
                      microseconds(s.copy_hot), microseconds(s.eager_hot), best ? code(best->variant) : kMissing,
                      microseconds(best_hot), ratio(best_hot, s.copy_hot), ratio(s.eager_hot, best_hot, "×"),
+                     microseconds(s.copy_cold), microseconds(best_cold), ratio(best_cold, s.copy_cold),
                      chosen_for(h, shape), exact_count(s), s.variants.size());
 }
 
@@ -111,12 +113,14 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h) {
                  r.wall_s);
   if (!r.timing.hot.empty()) {
     fmt::format_to(std::back_inserter(out),
-                   "Times are hot medians in µs per launch ({}; {} repetitions). Copy: the same bytes copied, "
-                   "the roofline. Eager: the reference chain of 4 launches.\n\n",
-                   markdown_text(r.timing.hot), r.timing.repetitions);
+                   "Times are medians in µs per launch. Hot: {}. Cold: {}. {} repetitions each. Copy: the same "
+                   "bytes copied, the roofline. Eager: the reference chain of 4 launches. What was tried to close "
+                   "the gap to the copy, with predictions and outcomes: NOTES.md, where present.\n\n",
+                   markdown_text(r.timing.hot), markdown_text(r.timing.cold), r.timing.repetitions);
   }
-  out += "| shape | (B, S, D) | rows | copy µs | eager µs | best exact | best µs | best/copy | eager/best | chosen "
-         "| exact |\n|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|\n";
+  out += "| shape | (B, S, D) | rows | copy µs | eager µs | best exact | best µs | best/copy | eager/best "
+         "| cold copy µs | cold best µs | cold best/copy | chosen | exact |\n"
+         "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n";
   int exact = 0, total = 0;
   for (const ShapeResult& s : r.shapes) {
     out += shape_row(s, h);

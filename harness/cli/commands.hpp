@@ -20,5 +20,6 @@ void add_verify_command(CLI::App& app, Run& run);
 void add_sweep_command(CLI::App& app, Run& run);
 void add_gate_command(CLI::App& app, Run& run);
 void add_emit_header_command(CLI::App& app, Run& run);
+void add_report_command(CLI::App& app, Run& run);
 
 }  // namespace exactune::cli

@@ -1,0 +1,47 @@
+// exactune report: every report of a sweep, regenerated from its sweep.yaml
+// alone (heuristics.yaml, header, JSON, summary.md, heatmaps). Needs no GPU:
+// the tables are a function of the measured results, so changing the chooser or
+// the summary's layout never needs a new sweep.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "error.hpp"
+#include "report_writer.hpp"
+#include "sweep_file.hpp"
+
+namespace exactune::cli {
+
+void add_report_command(CLI::App& app, Run& run) {
+  struct Options {
+    std::string from;
+    std::string out;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "report", "Regenerate the reports of a sweep from its sweep.yaml: heuristics.yaml, exactune_heuristics.hpp, "
+                "heuristics.json, summary.md and the heatmaps. Needs no GPU.");
+  command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")->required();
+  command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
+  command->callback([&run, options] {
+    run = [options] {
+      SweepResults results;
+      try {
+        results = read_sweep_file(options->from);
+      } catch (const input_error&) {
+        throw;
+      } catch (const error& e) {
+        throw input_error(e.what());
+      }
+      const std::filesystem::path out = options->out.empty()
+                                            ? std::filesystem::path(options->from).parent_path()
+                                            : std::filesystem::path(options->out);
+      for (const auto& file : write_reports(results, out.empty() ? "." : out)) fmt::print("wrote {}\n", file.string());
+      return 0;
+    };
+  });
+}
+
+}  // namespace exactune::cli
