@@ -1,5 +1,7 @@
 #include "gate.hpp"
 
+#include "xml_escape.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -220,24 +222,6 @@ class Comparison {
   GateReport report_;
 };
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;  // kept in attributes, where a raw newline reads as a space
-      case '\t': out += "&#9;"; break;
-      default:
-        // XML 1.0 has no way to write the other control characters.
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
 
 // The failure messages of one JUnit test case: the failed findings of (shape, check).
 std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check) {

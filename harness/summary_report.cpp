@@ -1,5 +1,7 @@
 #include "summary_report.hpp"
 
+#include "xml_escape.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -179,20 +181,6 @@ std::map<CellKey, Cell> best_cells(const ShapeResult& s) {
   return cells;
 }
 
-std::string xml_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 struct Rgb {
   double r, g, b;
@@ -278,7 +266,7 @@ class HeatmapSvg {
   static void text(std::string& out, int x, int y, std::string_view content, std::string_view anchor,
                    std::string_view extra = "") {
     fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" {}>{}</text>\n", x, y, anchor,
-                   extra, xml_text(content));
+                   extra, xml_escape(content));
   }
 
   void panel(std::string& out, int left, const std::string& tail) const {

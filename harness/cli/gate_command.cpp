@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "gate.hpp"
+#include "heuristics.hpp"
 #include "sweep_file.hpp"
 #include "text_file.hpp"
 
@@ -35,13 +36,14 @@ void add_gate_command(CLI::App& app, Run& run) {
     std::string candidate;
     GateOptions gate;
     std::string junit;
+    std::string heuristics;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "gate",
       "Compare a candidate sweep.yaml with a baseline of the same kernel family: fail (exit 1) when a variant "
-      "that was bit-exact no longer is, or when a shape's chosen configuration (the baseline's fastest exact "
-      "variant) got slower beyond both the noise of the two measurements and the threshold");
+      "that was bit-exact no longer is, or when a shape's chosen configuration (from --heuristics, else the "
+      "baseline's fastest exact variant) got slower beyond both the noise of the two measurements and the threshold");
   command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")->required();
   command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required();
   command
@@ -50,11 +52,21 @@ void add_gate_command(CLI::App& app, Run& run) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI");
+  command->add_option("--heuristics", options->heuristics,
+                      "the committed heuristics.yaml: its choice for each shape is the configuration whose speed is "
+                      "gated (default: the baseline's fastest exact variant)");
   command->callback([&run, options] {
     run = [options] {
       const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
       const SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
-      const GateReport report = compare_sweeps(baseline, candidate, options->gate);
+      GateOptions gate = options->gate;
+      if (!options->heuristics.empty()) {
+        const Heuristics h = blaming_the_input([&] { return load_heuristics_file(options->heuristics); });
+        for (const ShapeResult& s : baseline.shapes) {
+          if (const Choice* c = h.device.choice_for(s.shape.hidden, s.shape.rows())) gate.chosen[s.shape.name] = c->chosen.variant;
+        }
+      }
+      const GateReport report = compare_sweeps(baseline, candidate, gate);
       fmt::print("candidate {} ({}) against baseline {} ({})\n{}{}\n", options->candidate, candidate.device.name,
                  options->baseline, baseline.device.name, render_gate_table(report), gate_summary_line(report));
       if (!options->junit.empty()) {

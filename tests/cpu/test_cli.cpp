@@ -9,36 +9,21 @@
 #include <string>
 
 #include "catch.hpp"
+#include "cpu/run_cli.hpp"
 #include "cuda_driver.hpp"
 
 namespace {
-
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Result run_cli(const std::string& args) {
-  Result r;
-  FILE* pipe = ::popen(fmt::format("'{}' {} 2>&1", EXACTUNE_CLI, args).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
 TEST_CASE("--help describes the tool and every subcommand") {
-  const Result r = run_cli("--help");
+  const CliResult r = run_cli("--help");
   CHECK(r.exit_code == 0);
   for (const char* command : {"list", "compile", "verify", "sweep"}) CHECK(contains(r.output, command));
   for (const char* command : {"list", "compile", "verify", "sweep"}) {
-    const Result sub = run_cli(fmt::format("{} --help", command));
+    const CliResult sub = run_cli(fmt::format("{} --help", command));
     INFO(command << ":\n" << sub.output);
     CHECK(sub.exit_code == 0);
     CHECK(sub.output.size() > 200);
@@ -53,17 +38,17 @@ TEST_CASE("no subcommand, an unknown one, or an unknown option: exit 2") {
 
 TEST_CASE("bad values are refused with one readable line and exit 2") {
   SECTION("a hidden size that is not a multiple of 4") {
-    const Result r = run_cli("list --hidden 2242");
+    const CliResult r = run_cli("list --hidden 2242");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "exactune: error: --hidden 2242"));
   }
   SECTION("a malformed architecture") {
-    const Result r = run_cli("compile --arch sm90x");
+    const CliResult r = run_cli("compile --arch sm90x");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "sm90x"));
   }
   SECTION("a missing shapes file") {
-    const Result r = run_cli("compile --shapes /no/such/file.yaml");
+    const CliResult r = run_cli("compile --shapes /no/such/file.yaml");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "/no/such/file.yaml"));
   }
@@ -71,14 +56,14 @@ TEST_CASE("bad values are refused with one readable line and exit 2") {
     const auto path = std::filesystem::temp_directory_path() / "exactune_cli_bad_shapes.yaml";
     std::ofstream(path) << "shapes:\n  - name: bad\n    model: m\n    batch: 1\n    tokens: 1\n    hidden: 2242\n"
                            "    eps: 1.0e-6\n";
-    const Result r = run_cli(fmt::format("list --shapes '{}'", path.string()));
+    const CliResult r = run_cli(fmt::format("list --shapes '{}'", path.string()));
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, fmt::format("{}:6:", path.string())));
   }
 }
 
 TEST_CASE("list prints the space with a reason for each exclusion") {
-  const Result r = run_cli("list --hidden 2240");
+  const CliResult r = run_cli("list --hidden 2240");
   CHECK(r.exit_code == 0);
   CHECK(contains(r.output, "w4_r2_peeled_v16_reload_fold_early"));
   CHECK(contains(r.output, "excluded: "));
@@ -86,7 +71,7 @@ TEST_CASE("list prints the space with a reason for each exclusion") {
 }
 
 TEST_CASE("verify needs a GPU or --cpu, and says so when there is none") {
-  const Result r = run_cli("verify --no-table --variants 'w1_r1_*'");
+  const CliResult r = run_cli("verify --no-table --variants 'w1_r1_*'");
   INFO(r.output);
   if (const auto reason = exactune::why_no_gpu()) {
     CHECK(r.exit_code == 1);
@@ -94,7 +79,7 @@ TEST_CASE("verify needs a GPU or --cpu, and says so when there is none") {
   } else {
     CHECK(r.exit_code == 0);
   }
-  const Result cpu = run_cli("verify --cpu --rows 2 --no-table --variants 'w1_r1_*'");
+  const CliResult cpu = run_cli("verify --cpu --rows 2 --no-table --variants 'w1_r1_*'");
   INFO(cpu.output);
   CHECK(cpu.exit_code == 0);
   CHECK(contains(cpu.output, "rstd host-approximated"));
@@ -112,7 +97,7 @@ TEST_CASE("the committed reports are a pure function of their sweep.yaml", "[com
     if (!fs::exists(sweep)) continue;
     const fs::path out = fs::temp_directory_path() / ("exactune-report-" + gpu.path().filename().string());
     fs::remove_all(out);
-    const Result r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.string()));
+    const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.string()));
     INFO(r.output);
     REQUIRE(r.exit_code == 0);
     for (const auto& made : fs::directory_iterator(out)) {
@@ -122,4 +107,21 @@ TEST_CASE("the committed reports are a pure function of their sweep.yaml", "[com
       CHECK(regenerated == committed);
     }
   }
+}
+
+TEST_CASE("the gate takes the chosen configurations from a heuristics.yaml", "[committed]") {
+  namespace fs = std::filesystem;
+  const fs::path gpu = fs::path(EXACTUNE_TEST_DATA_DIR) / ".." / ".." / "reports" / "nvidia-h200";
+  if (!fs::exists(gpu / "sweep.yaml")) {
+    WARN("no committed H200 sweep: nothing to check");
+    return;
+  }
+  const std::string sweep = (gpu / "sweep.yaml").string();
+  const CliResult r = run_cli(fmt::format("gate --baseline '{}' --candidate '{}' --heuristics '{}'", sweep, sweep,
+                                          (gpu / "heuristics.yaml").string()));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(contains(r.output, "gate: PASS"));
+  CHECK(run_cli(fmt::format("gate --baseline '{}' --candidate '{}' --heuristics /no/such.yaml", sweep, sweep))
+            .exit_code == 2);
 }

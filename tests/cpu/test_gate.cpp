@@ -11,6 +11,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "cpu/run_cli.hpp"
 #include "error.hpp"
 #include "gate.hpp"
 
@@ -69,21 +70,7 @@ const GateFinding* finding(const GateReport& report, GateChange change) {
   return nullptr;
 }
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_gate(const std::string& args) {
-  CliResult r;
-  FILE* pipe = ::popen(fmt::format("'{}' gate {} 2>&1", EXACTUNE_CLI, args).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliResult run_gate(const std::string& args) { return run_cli("gate " + args); }
 
 std::string gate_pair(const std::string& baseline_file, const std::string& candidate_file) {
   return fmt::format("--baseline '{}/{}' --candidate '{}/{}'", kGateData, baseline_file, kGateData, candidate_file);
