@@ -407,8 +407,11 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
   const std::string md = summary_markdown(r, choose_heuristics(r));
   INFO(md);
   CHECK(md.rfind("# exactune sweep: NVIDIA H200 (sm_90, 132 SMs), CUDA driver 13.0, NVRTC 13.0\n", 0) == 0);
-  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | `{0}` | 10.00 | 5.00 | 4.00× | `{0}` | 3/4 |",
+  // Hot columns, then cold ones (copy, best, ratio), then the chosen variant.
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | `{0}` | 10.00 | 5.00 | 4.00× |",
                                  full(kAten))));
+  CHECK(contains(md, fmt::format("| `{0}` | 3/4 |", full(kAten))));
+  CHECK(contains(md, "| cold copy µs | cold best µs | cold best/copy |"));
   CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — |"));
   CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
   CHECK(contains(md, "\\| more"));  // a '|' in a failure cannot break the list
