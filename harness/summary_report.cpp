@@ -90,6 +90,46 @@ std::string not_exact_section(const SweepResults& r) {
   return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
 }
 
+// Per shape and axis, the fastest exact variant with each value of that axis:
+// what each lever (every lever is an axis) is worth on this shape, measured.
+std::string axis_effects_section(const SweepResults& r) {
+  std::vector<std::string> axes;
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) {
+      for (const Param& p : v.params) {
+        if (std::find(axes.begin(), axes.end(), p.axis) == axes.end()) axes.push_back(p.axis);
+      }
+    }
+  }
+  std::string out = "| shape |";
+  std::string rule = "|---|";
+  for (const std::string& a : axes) {
+    out += " " + a + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const ShapeResult& s : r.shapes) {
+    out += "| " + markdown_text(s.shape.name) + " |";
+    for (const std::string& axis : axes) {
+      std::vector<std::pair<std::string, double>> best;  // value -> fastest hot median, in axis order
+      for (const VariantResult& v : s.variants) {
+        if (!v.hot) continue;
+        for (const Param& p : v.params) {
+          if (p.axis != axis) continue;
+          auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
+          if (it == best.end()) best.emplace_back(p.value, v.hot->median_us);
+          else it->second = std::min(it->second, v.hot->median_us);
+        }
+      }
+      std::string cell;
+      for (const auto& [value, us] : best) cell += fmt::format("{}{}: {:.2f}", cell.empty() ? "" : ", ", value, us);
+      out += " " + (cell.empty() ? std::string(kMissing) : cell) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
@@ -139,6 +179,10 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h) {
     fmt::format_to(std::back_inserter(out), "hidden {}, {}:\n\n![hot median of {}]({})\n\n", f.hidden,
                    markdown_text(f.shape), markdown_text(f.shape), f.file_name);
   }
+  out += "## What each axis is worth\n\nPer shape and axis, the hot median (µs) of the fastest exact variant with "
+         "each value of the axis. Every speed lever is an axis, so this is each lever measured against all the "
+         "others in the same run.\n\n" +
+         axis_effects_section(r) + "\n";
   out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
   return out;
 }

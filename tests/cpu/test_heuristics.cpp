@@ -412,6 +412,8 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
                                  full(kAten))));
   CHECK(contains(md, fmt::format("| `{0}` | 3/4 |", full(kAten))));
   CHECK(contains(md, "| cold copy µs | cold best µs | cold best/copy |"));
+  CHECK(contains(md, "## What each axis is worth"));
+  CHECK(contains(md, "| shape | num_warps | rows_per_cta |"));
   CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — |"));
   CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
   CHECK(contains(md, "\\| more"));  // a '|' in a failure cannot break the list
