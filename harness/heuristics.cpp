@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "error.hpp"
+#include "yaml_node_text.hpp"
 #include "layer_norm_modulate_family.hpp"
 
 namespace exactune {
@@ -347,8 +348,6 @@ std::string to_heuristics_yaml(const Heuristics& h) {
 
 // ----------------------------------------------------------- heuristics.yaml in
 namespace {
-
-int line_of(const YAML::Node& node) { return std::max(node.Mark().line, 0) + 1; }
 
 struct Field {
   std::string key;

@@ -18,6 +18,7 @@
 
 #include "embedded_files.hpp"
 #include "error.hpp"
+#include "yaml_node_text.hpp"
 
 namespace exactune {
 namespace {
@@ -32,19 +33,6 @@ constexpr std::array<std::string_view, 7> kShapeKeys = {"name",   "model", "batc
 constexpr std::array<std::string_view, 6> kRequiredShapeKeys = {"name",   "model", "batch",
                                                                 "tokens", "hidden", "eps"};
 
-// yaml-cpp marks are 0-based, and -1 on nodes that have no position; messages
-// use 1-based lines.
-int line_of(const YAML::Node& node) { return std::max(node.Mark().line, 0) + 1; }
-
-// How a value that has the wrong type reads in a message.
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
-    default: return "nothing";
-  }
-}
 
 // A quoted scalar is a string even when it spells a number; yaml-cpp tags it "!".
 bool is_quoted(const YAML::Node& node) { return node.Tag() == "!"; }

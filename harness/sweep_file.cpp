@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "yaml_node_text.hpp"
 #include "text_file.hpp"
 
 namespace exactune {
@@ -248,17 +249,6 @@ class Source {
   std::string name_;
 };
 
-// yaml-cpp marks are 0-based, and -1 on nodes that have no position.
-int line_of(const YAML::Node& node) { return std::max(node.Mark().line, 0) + 1; }
-
-std::string describe(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
-    default: return "nothing";
-  }
-}
 
 class Fields;
 
