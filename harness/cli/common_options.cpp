@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "blaming_the_input.hpp"
 #include "cuda_driver.hpp"
 #include "device_info.hpp"
 #include "error.hpp"
@@ -14,13 +15,7 @@ void ShapeOptions::add_to(CLI::App& command) {
 }
 
 ShapeSet ShapeOptions::load() const {
-  try {
-    return shapes_file.empty() ? default_shapes() : load_shapes_file(shapes_file);
-  } catch (const input_error&) {
-    throw;
-  } catch (const error& e) {
-    throw input_error(e.what());
-  }
+  return blaming_the_input([&] { return shapes_file.empty() ? default_shapes() : load_shapes_file(shapes_file); });
 }
 
 void CompileCliOptions::add_to(CLI::App& command) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "blaming_the_input.hpp"
 #include "error.hpp"
 #include "heuristics_emitter.hpp"
 #include "report_writer.hpp"
@@ -31,11 +32,7 @@ void add_emit_header_command(CLI::App& app, Run& run) {
     run = [options] {
       const std::filesystem::path from = options->from;
       const std::filesystem::path dir = options->out_dir.empty() ? from.parent_path() : std::filesystem::path(options->out_dir);
-      try {
-        load_heuristics_file(from.string());  // a bad file is bad input (exit 2), not a failed run
-      } catch (const error& e) {
-        throw input_error(e.what());
-      }
+      blaming_the_input([&] { return load_heuristics_file(from.string()); });
       std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
       if (!dir.empty()) std::filesystem::create_directories(dir, ignored);
       for (const std::filesystem::path& written : write_generated_tables(from, dir)) {

@@ -7,28 +7,13 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "blaming_the_input.hpp"
 #include "gate.hpp"
 #include "heuristics.hpp"
 #include "sweep_file.hpp"
 #include "text_file.hpp"
 
 namespace exactune::cli {
-namespace {
-
-// A file named on the command line that cannot be read or written is bad input
-// (exit 2), not a failure of the gate (exit 1).
-template <typename Action>
-auto blaming_the_input(Action&& action) {
-  try {
-    return action();
-  } catch (const input_error&) {
-    throw;
-  } catch (const error& e) {
-    throw input_error(e.what());
-  }
-}
-
-}  // namespace
 
 void add_gate_command(CLI::App& app, Run& run) {
   struct Options {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "blaming_the_input.hpp"
 #include "commands.hpp"
 #include "error.hpp"
 #include "report_writer.hpp"
@@ -27,14 +28,7 @@ void add_report_command(CLI::App& app, Run& run) {
   command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
   command->callback([&run, options] {
     run = [options] {
-      SweepResults results;
-      try {
-        results = read_sweep_file(options->from);
-      } catch (const input_error&) {
-        throw;
-      } catch (const error& e) {
-        throw input_error(e.what());
-      }
+      const SweepResults results = blaming_the_input([&] { return read_sweep_file(options->from); });
       const std::filesystem::path out = options->out.empty()
                                             ? std::filesystem::path(options->from).parent_path()
                                             : std::filesystem::path(options->out);
