@@ -3,7 +3,7 @@
 # whole ctest suite (GPU tests included), the PyTorch cross-check, and
 # `exactune verify` on the default shapes; then whatever stages are named.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep]   (no argument: tests torch verify faults)
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep] [sass]   (no argument: tests torch verify faults)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
@@ -34,16 +34,20 @@ for stage in "${stages[@]}"; do
   t0=$(date +%s)
   case $stage in
     tests)
-      ctest --test-dir "$EXACTUNE_BUILD_DIR" --output-on-failure -j4 >"$OUT/ctest.log" 2>&1 || status=1
+      # EXACTUNE_CTEST_REGEX narrows the run (e.g. gpu_suite) when the CPU suite ran elsewhere.
+      ctest --test-dir "$EXACTUNE_BUILD_DIR" --output-on-failure -j4 ${EXACTUNE_CTEST_REGEX:+-R "$EXACTUNE_CTEST_REGEX"} \
+        >"$OUT/ctest.log" 2>&1 || status=1
       note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
       grep -A3 "SKIPPED\|Failed\|FAILED" "$OUT/ctest.log" | head -40
       cp "$EXACTUNE_BUILD_DIR/Testing/Temporary/LastTest.log" "$OUT/ctest-full.log" 2>/dev/null
-      grep -h "^cpu_vs_gpu:\|^planted fault\|^GPU 0:" "$OUT/ctest-full.log" | sort -u | while read -r line; do note "$line"; done
+      grep -h "^cpu_vs_gpu:\|^planted fault\|^GPU 0:\|^arith_checks:" "$OUT/ctest-full.log" | sort -u | while read -r line; do note "$line"; done
       ;;
     torch)
       EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
-        timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest tests/torch -q -p no:cacheprovider >"$OUT/torch.log" 2>&1 || status=1
+        timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest tests/torch -q -p no:cacheprovider -rA \
+        ${EXACTUNE_TORCH_SELECT:+-k "$EXACTUNE_TORCH_SELECT"} >"$OUT/torch.log" 2>&1 || status=1
       note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
+      # EXACTUNE_TORCH_SELECT (a pytest -k expression) runs part of the cross-check.
       if grep -q "Segmentation fault" "$OUT/torch.log"; then  # the native frames, for the next look
         EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \
           -ex "set pagination off" -ex run -ex "bt 40" --args python3 -m pytest tests/torch -q -x \
@@ -72,6 +76,12 @@ for stage in "${stages[@]}"; do
       "$bin" sweep --out "$OUT/reports" >"$OUT/sweep.log" 2>"$OUT/sweep.err" || status=1
       note "$(tail -1 "$OUT/sweep.log") ($(( $(date +%s) - t0 )) s)"
       cat "$OUT/sweep.log" | tail -12
+      ;;
+    sass)
+      # The best variants' machine code, for reading (EXACTUNE_SASS_GLOBS: space-separated globs).
+      PATH=$PATH:/usr/local/cuda/bin bash ci/sass.sh -o "$OUT/sass" ${EXACTUNE_SASS_GLOBS:-'w2_r1_predicated_v16_*_late_*'} \
+        >"$OUT/sass.log" 2>&1 || status=1
+      note "sass: $(grep -c '^==' "$OUT/sass.log") kernels disassembled ($(( $(date +%s) - t0 )) s)"
       ;;
     *) echo "unknown stage $stage"; status=2 ;;
   esac

@@ -45,6 +45,9 @@ class Backend {
   virtual std::unique_ptr<LoadedKernel> load(const CompiledKernel& kernel) = 0;
   // args as cuLaunchKernel takes them: one pointer to each parameter's value.
   virtual void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) = 0;
+  // How many CTAs of `kernel`, in blocks of block_threads, the device runs at
+  // once (at least 1): the grid a persistent kernel launches.
+  virtual unsigned resident_ctas(const LoadedKernel& kernel, unsigned block_threads) = 0;
   virtual void synchronize() = 0;
 };
 

@@ -30,6 +30,7 @@ namespace exactune {
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)                  \
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                                 \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                                \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                               \
   X(cuMemAlloc) X(cuMemFree)                                                                   \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)                    \
   X(cuMemsetD8) X(cuMemsetD8Async)                                                             \

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cuda_driver.hpp"
 #include "error.hpp"
 
@@ -72,6 +74,14 @@ class GpuLoadedKernel final : public LoadedKernel {
   CUfunction function_ = nullptr;
   mutable unsigned dynamic_shared_limit_ = 0;
 };
+
+const GpuLoadedKernel& loaded_here(const LoadedKernel& kernel, CUcontext context) {
+  const auto* loaded = dynamic_cast<const GpuLoadedKernel*>(&kernel);
+  if (!loaded || loaded->context() != context) {
+    throw error(fmt::format("kernel '{}' was not loaded by this GPU backend", kernel.name()));
+  }
+  return *loaded;
+}
 
 }  // namespace
 
@@ -180,11 +190,21 @@ std::unique_ptr<LoadedKernel> GpuBackend::load(const CompiledKernel& kernel) {
   return std::make_unique<GpuLoadedKernel>(*this, kernel);
 }
 
-void GpuBackend::launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) {
-  const auto* loaded = dynamic_cast<const GpuLoadedKernel*>(&kernel);
-  if (!loaded || loaded->context() != context_.get()) {
-    throw error(fmt::format("kernel '{}' was not loaded by this GPU backend", kernel.name()));
+unsigned GpuBackend::resident_ctas(const LoadedKernel& kernel, unsigned block_threads) {
+  const GpuLoadedKernel& loaded = loaded_here(kernel, context_.get());
+  make_current();
+  int per_multiprocessor = 0;
+  if (const CUresult r = cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_multiprocessor, loaded.function(), static_cast<int>(block_threads), 0);
+      r != CUDA_SUCCESS) {
+    throw_cuda_error(r, fmt::format("asking how many CTAs of kernel '{}' ({} threads) fit on a multiprocessor",
+                                    kernel.name(), block_threads));
   }
+  return static_cast<unsigned>(std::max(1, per_multiprocessor) * std::max(1, gpu_.sm_count));
+}
+
+void GpuBackend::launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) {
+  const GpuLoadedKernel* loaded = &loaded_here(kernel, context_.get());
   make_current();
   loaded->allow_dynamic_shared(geometry.dynamic_shared_bytes);
   const Dim3& grid = geometry.grid;

@@ -41,6 +41,8 @@ class GpuBackend : public Backend {
   // Raises the kernel's dynamic shared memory limit when the geometry asks for
   // more than it allows (above 48 KiB needs an explicit opt-in).
   void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) override;
+  // The occupancy calculator's CTAs per multiprocessor, times the multiprocessors.
+  unsigned resident_ctas(const LoadedKernel& kernel, unsigned block_threads) override;
   void synchronize() override;
 
   // For the timing stage (gpu_timing_primitives.hpp).

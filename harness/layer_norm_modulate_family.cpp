@@ -29,6 +29,8 @@ LayerNormModulateConfig decode(const std::vector<Param>& params) {
   c.row_in_registers = value_of(params, "pass2") == "registers";
   c.folded_counts = value_of(params, "counts") == "fold";
   c.early_modulation = value_of(params, "modulation") == "early";
+  c.packed_bf16x2 = value_of(params, "elementwise") == "bf16x2";
+  c.persistent = value_of(params, "grid") == "persistent";
   return c;
 }
 
@@ -53,20 +55,30 @@ class LayerNormModulateFamily final : public KernelFamily {
         {"vector_bytes", "bytes per load and store (4 or 8 bf16)", {"8", "16"}},
         {"pass2", "where the second pass reads x: again from memory (reload) or from registers",
          {"reload", "registers"}},
-        {"counts", "Welford's 1/count: computed at each push (rcp) or folded at compile time (fold)",
+        {"counts", "Welford's 1/count: computed from the counts carried with the data at each push and combine "
+                   "(rcp), or derived from the lane and hidden size, folded at compile time where constant and "
+                   "off the critical path elsewhere (fold)",
          {"rcp", "fold"}},
         {"modulation", "when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers "
                        "across the reduction (early)",
          {"late", "early"}},
+        {"elementwise", "the chain after the statistics: float32 steps each rounded to bf16 (f32), or its three "
+                        "bf16 steps as packed bf16x2 instructions that round once (bf16x2)",
+         {"f32", "bf16x2"}},
+        {"grid", "one CTA per group of rows (full), or as many CTAs as the GPU holds at once, each looping over "
+                 "row groups and loading the next group's x while it reduces and writes the current one "
+                 "(persistent; needs pass2 registers)",
+         {"full", "persistent"}},
     };
   }
 
   std::string variant_name(const std::vector<Param>& params) const override {
     const LayerNormModulateConfig c = decode(params);
-    return fmt::format("w{}_r{}_{}_v{}_{}_{}_{}", c.num_warps, c.rows_per_cta,
+    return fmt::format("w{}_r{}_{}_v{}_{}_{}_{}_{}_{}", c.num_warps, c.rows_per_cta,
                        c.peeled_tail ? "peeled" : "predicated", c.vector_bytes,
                        c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp",
-                       c.early_modulation ? "early" : "late");
+                       c.early_modulation ? "early" : "late", c.packed_bf16x2 ? "bf16x2" : "f32",
+                       c.persistent ? "persistent" : "full");
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
@@ -99,17 +111,24 @@ class LayerNormModulateFamily final : public KernelFamily {
                          "so peeled compiles to the same kernel as predicated",
                          row_vectors, chunk_vectors);
     }
+    if (c.persistent && !c.row_in_registers) {
+      return "a persistent CTA holds the current row in registers while the next one loads: it needs pass2 "
+             "registers";
+    }
     const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
     // Registers a thread spends holding data across the reduction: its part of
-    // the row (pass2 registers) and of scale and shift (early modulation).
+    // the row (pass2 registers; two rows in a persistent CTA, the current one
+    // and the next) and of scale and shift (early modulation).
     const int per_copy = chunks * lanes_per_load * 2;
-    const int held_registers = per_copy * ((c.row_in_registers ? 1 : 0) + (c.early_modulation ? 2 : 0));
+    const int rows_held = c.row_in_registers ? (c.persistent ? 2 : 1) : 0;
+    const int held_registers = per_copy * (rows_held + (c.early_modulation ? 2 : 0));
     if (held_registers > kRowRegisterBudget) {
+      const std::string rows = c.persistent ? "two rows" : "the row";
       return fmt::format("holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
                          "each), over the budget of {}",
-                         c.row_in_registers && c.early_modulation ? "the row, scale and shift"
-                         : c.row_in_registers                     ? "the row"
-                                                                  : "scale and shift",
+                         c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
+                         : c.row_in_registers                     ? rows
+                                                                  : std::string("scale and shift"),
                          held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
     }
     return {};
@@ -122,10 +141,11 @@ class LayerNormModulateFamily final : public KernelFamily {
     r.main_file = kFusedTemplate;
     r.name_expression = fmt::format(
         "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}, "
-        "exactune_kernels::{}, exactune_kernels::{}>",
+        "exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}>",
         hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
         c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload",
-        c.folded_counts ? "counts_folded" : "counts_runtime", c.early_modulation ? "modulation_early" : "modulation_late");
+        c.folded_counts ? "counts_folded" : "counts_runtime", c.early_modulation ? "modulation_early" : "modulation_late",
+        c.packed_bf16x2 ? "elementwise_bf16x2" : "elementwise_float32", c.persistent ? "grid_persistent" : "grid_full");
     r.target = target;
     return r;
   }

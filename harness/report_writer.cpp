@@ -18,7 +18,7 @@ std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, co
   return files;
 }
 
-std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory) {
+std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets) {
   std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
   write_sweep_file(results, files[0]);
   const Heuristics heuristics = choose_heuristics(results);
@@ -26,7 +26,7 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
   // The tables come from the file just written, exactly as emit-header makes them.
   for (const fs::path& f : write_generated_tables(files[1], directory)) files.push_back(f);
   files.push_back(directory / "summary.md");
-  write_text_file(files.back(), summary_markdown(results, heuristics));
+  write_text_file(files.back(), summary_markdown(results, heuristics, targets));
   for (const HeatmapFile& h : summary_heatmaps(results)) {
     files.push_back(directory / h.file_name);
     write_text_file(files.back(), heatmap_svg(results, h.hidden, h.shape));

@@ -1,17 +1,20 @@
 // reports/<gpu-slug>/: every file a sweep leaves, each a function of the
 // results: sweep.yaml (the evidence), heuristics.yaml (the choices), the
 // generated header and JSON (from heuristics.yaml alone), summary.md and its
-// heatmaps.
+// heatmaps. summary.md also sets speed targets (a targets.yaml, written by hand
+// next to the sweep.yaml it judges) against the results.
 #pragma once
 #include <filesystem>
 #include <vector>
 
 #include "results.hpp"
+#include "targets.hpp"
 
 namespace exactune {
 
 // Returns the files written, in the order above.
-std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory);
+std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory,
+                                                 const Targets& targets = {});
 
 // The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
 // from it alone: what `exactune emit-header` and the sweep both do.

@@ -78,6 +78,34 @@ std::string shape_row(const ShapeResult& s, const Heuristics& h) {
                      chosen_for(h, shape), exact_count(s), s.variants.size());
 }
 
+// Each target against the sweep: computed verdicts, with the reason recorded
+// for a miss (or a note that none was).
+std::string targets_section(const SweepResults& r, const Targets& targets) {
+  std::string out =
+      "## Targets\n\nFrom targets.yaml: the best exact variant's hot median over the copy's, at most. Cold "
+      "beside it.\n\n| shape | target | hot best/copy | cold best/copy | met | measured reason where missed |\n"
+      "|---|---:|---:|---:|---|---|\n";
+  for (const ShapeTarget& t : targets.shapes) {
+    const auto s = std::find_if(r.shapes.begin(), r.shapes.end(),
+                                [&](const ShapeResult& candidate) { return candidate.shape.name == t.shape; });
+    const VariantResult* best = s == r.shapes.end() ? nullptr : fastest_exact(*s);
+    std::string hot = kMissing, cold = kMissing, met = "not swept", reason;
+    if (s != r.shapes.end()) met = "not timed";
+    if (best && s->copy_hot && s->copy_hot->median_us > 0) {
+      const double hot_ratio = best->hot->median_us / s->copy_hot->median_us;
+      hot = fmt::format("{:.3f}", hot_ratio);
+      if (best->cold && s->copy_cold && s->copy_cold->median_us > 0) {
+        cold = fmt::format("{:.3f}", best->cold->median_us / s->copy_cold->median_us);
+      }
+      met = hot_ratio <= t.best_over_copy ? "yes" : "no";
+      if (met == "no") reason = t.reason_if_missed.empty() ? "none recorded" : t.reason_if_missed;
+    }
+    fmt::format_to(std::back_inserter(out), "| {} | ≤ {:.2f} | {} | {} | {} | {} |\n", markdown_text(t.shape),
+                   t.best_over_copy, hot, cold, met, markdown_text(reason));
+  }
+  return out + "\n";
+}
+
 std::string not_exact_section(const SweepResults& r) {
   std::string out;
   for (const ShapeResult& s : r.shapes) {
@@ -146,7 +174,7 @@ std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
   return files;
 }
 
-std::string summary_markdown(const SweepResults& r, const Heuristics& h) {
+std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets) {
   const DeviceRecord& d = r.device;
   std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n", d.name, d.arch,
                                 d.sm_count, driver_text(d.driver_version), d.nvrtc_version);
@@ -171,8 +199,10 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h) {
   }
   fmt::format_to(std::back_inserter(out),
                  "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
-                 "heuristics.yaml for the shape's hidden size and row count.\n\n## Heatmaps\n\n",
+                 "heuristics.yaml for the shape's hidden size and row count.\n\n",
                  exact, total);
+  if (!targets.shapes.empty()) out += targets_section(r, targets);
+  out += "## Heatmaps\n\n";
   const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r);
   if (heatmaps.empty()) out += "No shape has a timed exact variant: timing needs a GPU.\n";
   for (const HeatmapFile& f : heatmaps) {

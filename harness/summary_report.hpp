@@ -7,6 +7,7 @@
 
 #include "heuristics.hpp"
 #include "results.hpp"
+#include "targets.hpp"
 
 namespace exactune {
 
@@ -21,7 +22,8 @@ struct HeatmapFile {
 // the heatmaps summary_markdown links, for the caller to write with heatmap_svg.
 std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results);
 
-std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics);
+// With targets (targets.yaml), a section that sets each against the sweep.
+std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics, const Targets& targets = {});
 
 // Hot median (as a multiple of the copy's, when the copy was timed) over
 // num_warps x rows_per_cta, one panel per tail strategy; each cell the best

@@ -28,18 +28,24 @@ __device__ __forceinline__ float bf16_to_float(bf16_bits b) {
   return __uint_as_float(static_cast<unsigned int>(b) << 16);
 }
 
+// Round to nearest even with integer operations: the form the host build uses,
+// which has no cvt instruction. NaN becomes the canonical 0x7fff, as cvt.rn does.
+__device__ __forceinline__ bf16_bits bf16_round_integer(float f) {
+  const unsigned int u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fff;
+  return static_cast<bf16_bits>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 // Round to nearest even, as aten's c10::BFloat16 does on sm_80+ (cvt.rn.bf16.f32).
-// The host build has no such instruction; its integer form is equal for every
-// input (a GPU test compares the two over all 2^32 floats).
+// The host build uses the integer form; kernel_templates/arith_checks.cuh lets a
+// GPU test compare the two over all 2^32 floats.
 __device__ __forceinline__ bf16_bits bf16_round(float f) {
 #if defined(__CUDA_ARCH__)
   unsigned short r;
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
 #else
-  const unsigned int u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fff;  // canonical NaN, as cvt.rn
-  return static_cast<bf16_bits>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  return bf16_round_integer(f);
 #endif
 }
 
@@ -53,35 +59,55 @@ __device__ __forceinline__ void welford_push(welford_state& s, float value) {
 
 // The same push for a lane whose count before it is known when the kernel is
 // compiled (every lane of the fused kernel: a lane that pushes in a chunk pushed
-// in all its earlier chunks). 1/count is then a division of two constants: the
-// compiler folds it to the correctly rounded quotient, which is what __frcp_rn
-// computes, and at run time (unrolling declined) div.rn gives the same bits.
+// in all its earlier chunks), so that 1/count folds to a constant: the compiler
+// evaluates __frcp_rn of a constant.
 __device__ __forceinline__ void welford_push_counted(welford_state& s, float value, int count_before) {
   const float count = static_cast<float>(count_before + 1);
-  const float inv_count = 1.0f / count;
+  const float inv_count = __frcp_rn(count);
   const float delta = __fsub_rn(value, s.mean);
   s.count = count;
   s.mean = __fmaf_rn(delta, inv_count, s.mean);
-  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);
+  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);  // the new mean
 }
 
-// C(own, other) of the spec. An empty partner still runs the formula:
-// count * (1/count) is not always exactly 1.
-__device__ __forceinline__ welford_state welford_combine(welford_state own, welford_state other) {
+// How C(own, other) of the spec weighs its two sides. It depends on the two
+// counts only, never on the data: a kernel that knows the counts beforehand
+// gets the weights folded at compile time, or computed off the critical path.
+struct combine_weights {
+  float count;  // own.count + other.count
+  float other_count;
+  float share_other;
+  float share_own;
+};
+
+__device__ __forceinline__ combine_weights weights_for(float own_count, float other_count) {
+  combine_weights w;
+  w.count = __fadd_rn(other_count, own_count);
+  w.other_count = other_count;
+  if (w.count > 0.0f) {
+    const float k = __frcp_rn(w.count);
+    w.share_other = __fmul_rn(other_count, k);
+    w.share_own = __fmul_rn(own_count, k);
+  } else {
+    w.share_other = 0.0f;
+    w.share_own = 0.0f;
+  }
+  return w;
+}
+
+// C(own, other) of the spec, with the weights of the two sides' counts. An
+// empty partner still runs the formula: count * (1/count) is not always exactly 1.
+__device__ __forceinline__ welford_state welford_combine(welford_state own, welford_state other, combine_weights w) {
   welford_state r;
-  r.count = __fadd_rn(other.count, own.count);
-  if (r.count > 0.0f) {
-    const float k = __frcp_rn(r.count);
-    const float share_other = __fmul_rn(other.count, k);
-    const float share_own = __fmul_rn(own.count, k);
+  r.count = w.count;
+  if (w.count > 0.0f) {
     const float delta = __fsub_rn(own.mean, other.mean);
 #if EXACTUNE_PLANTED_FAULT == 1
-    r.mean = __fmaf_rn(share_own, own.mean, __fmul_rn(share_other, other.mean));
+    r.mean = __fmaf_rn(w.share_own, own.mean, __fmul_rn(w.share_other, other.mean));
 #else
-    r.mean = __fmaf_rn(share_other, other.mean, __fmul_rn(share_own, own.mean));
+    r.mean = __fmaf_rn(w.share_other, other.mean, __fmul_rn(w.share_own, own.mean));
 #endif
-    r.m2 = __fmaf_rn(__fmul_rn(__fmul_rn(delta, delta), other.count), share_own,
-                     __fadd_rn(other.m2, own.m2));
+    r.m2 = __fmaf_rn(__fmul_rn(__fmul_rn(delta, delta), w.other_count), w.share_own, __fadd_rn(other.m2, own.m2));
   } else {
     r.mean = 0.0f;
     r.m2 = 0.0f;
@@ -89,11 +115,24 @@ __device__ __forceinline__ welford_state welford_combine(welford_state own, welf
   return r;
 }
 
+__device__ __forceinline__ welford_state welford_combine(welford_state own, welford_state other) {
+  return welford_combine(own, other, weights_for(own.count, other.count));
+}
+
 __device__ __forceinline__ welford_state shfl_down_state(welford_state s, int offset) {
   welford_state r;
   r.mean = __shfl_down_sync(0xffffffffu, s.mean, offset);
   r.m2 = __shfl_down_sync(0xffffffffu, s.m2, offset);
   r.count = __shfl_down_sync(0xffffffffu, s.count, offset);
+  return r;
+}
+
+// The same shuffle for a kernel that knows the partner's count: mean and m2 only.
+__device__ __forceinline__ welford_state shfl_down_moments(welford_state s, int offset, float partner_count) {
+  welford_state r;
+  r.mean = __shfl_down_sync(0xffffffffu, s.mean, offset);
+  r.m2 = __shfl_down_sync(0xffffffffu, s.m2, offset);
+  r.count = partner_count;
   return r;
 }
 
@@ -125,10 +164,10 @@ __device__ __forceinline__ row_stats finalize_stats(welford_state total, int hid
   return s;
 }
 
-// The four rounded steps of the eager chain (spec section 3).
-__device__ __forceinline__ bf16_bits layer_norm_value(float x, row_stats s) {
-  return bf16_round(__fmul_rn(s.rstd, __fsub_rn(x, s.mean)));
-}
+// The four rounded steps of the eager chain (spec section 3); the first, before its rounding.
+__device__ __forceinline__ float normalized(float x, row_stats s) { return __fmul_rn(s.rstd, __fsub_rn(x, s.mean)); }
+
+__device__ __forceinline__ bf16_bits layer_norm_value(float x, row_stats s) { return bf16_round(normalized(x, s)); }
 
 __device__ __forceinline__ bf16_bits one_plus(bf16_bits scale) {
   return bf16_round(__fadd_rn(bf16_to_float(scale), 1.0f));
@@ -161,6 +200,73 @@ __device__ __forceinline__ bf16_bits low_bits(unsigned int word) { return static
 __device__ __forceinline__ bf16_bits high_bits(unsigned int word) { return static_cast<bf16_bits>(word >> 16); }
 __device__ __forceinline__ unsigned int pack_bf16x2(bf16_bits lo, bf16_bits hi) {
   return static_cast<unsigned int>(lo) | (static_cast<unsigned int>(hi) << 16);
+}
+
+// The chain for a pair of elements, one float32 step and one bf16 rounding at a time.
+__device__ __forceinline__ unsigned int modulated_layer_norm_float32(unsigned int x, row_stats s, unsigned int scale,
+                                                                     unsigned int shift) {
+  return pack_bf16x2(modulated_layer_norm(low_half(x), s, low_bits(scale), low_bits(shift)),
+                     modulated_layer_norm(high_half(x), s, high_bits(scale), high_bits(shift)));
+}
+
+// Packed bf16x2 steps that round once, straight to bf16. For bf16 operands they
+// equal the spec's float32 step followed by bf16 rounding: a sum's float32
+// result carries 24 >= 2 * 8 + 2 significant bits, so rounding it again to 8
+// cannot differ from rounding the exact sum once, and a product of two bf16 is
+// exact in float32. A GPU test (kernel_templates/arith_checks.cuh) checks both
+// equalities for every pair of bf16 operands, subnormals, infinities, NaNs and
+// signed zeros included; the host build computes the float32 form itself. fma.rn.bf16x2 is on sm_80 and newer:
+// a + b is fma(a, 1, b), a * b is fma(a, b, -0) (-0 keeps a product's sign).
+__device__ __forceinline__ unsigned int bf16x2_round(float lo, float hi) {
+#if defined(__CUDA_ARCH__)
+  unsigned int r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return pack_bf16x2(bf16_round(lo), bf16_round(hi));
+#endif
+}
+
+// The spec's float32 forms of the two packed steps, one half at a time.
+__device__ __forceinline__ unsigned int bf16x2_add_via_float32(unsigned int a, unsigned int b) {
+  return pack_bf16x2(bf16_round(__fadd_rn(low_half(a), low_half(b))),
+                     bf16_round(__fadd_rn(high_half(a), high_half(b))));
+}
+
+__device__ __forceinline__ unsigned int bf16x2_mul_via_float32(unsigned int a, unsigned int b) {
+  return pack_bf16x2(bf16_round(__fmul_rn(low_half(a), low_half(b))),
+                     bf16_round(__fmul_rn(high_half(a), high_half(b))));
+}
+
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ unsigned int bf16x2_fma(unsigned int a, unsigned int b, unsigned int c) {
+  unsigned int r;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+
+__device__ __forceinline__ unsigned int bf16x2_add(unsigned int a, unsigned int b) {
+  return bf16x2_fma(a, 0x3f803f80u, b);  // 1.0 in both halves
+}
+
+__device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int b) {
+  return bf16x2_fma(a, b, 0x80008000u);  // -0.0 in both halves
+}
+#else
+__device__ __forceinline__ unsigned int bf16x2_add(unsigned int a, unsigned int b) { return bf16x2_add_via_float32(a, b); }
+__device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int b) { return bf16x2_mul_via_float32(a, b); }
+#endif
+
+// The same chain for a pair, with the three bf16 steps packed: 4 instructions
+// where the float32 form takes about 20.
+__device__ __forceinline__ unsigned int modulated_layer_norm_bf16x2(unsigned int x, row_stats s, unsigned int scale,
+                                                                    unsigned int shift) {
+#if EXACTUNE_PLANTED_FAULT == 2
+  return modulated_layer_norm_float32(x, s, scale, shift);
+#else
+  const unsigned int y = bf16x2_round(normalized(low_half(x), s), normalized(high_half(x), s));
+  return bf16x2_add(bf16x2_mul(y, bf16x2_add(scale, 0x3f803f80u)), shift);
+#endif
 }
 
 }  // namespace exactune_kernels

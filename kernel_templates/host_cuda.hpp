@@ -223,7 +223,7 @@ inline void switch_context(execution_context& from, const execution_context& to)
 // ---- Fiber stacks ------------------------------------------------------------
 // One mapping for all stacks of a worker, each with a guard page below it so
 // that an overflow faults instead of corrupting a neighbour. Pages are only
-// committed when touched; a stack set is reused across blocks and launches.
+// committed when touched; a stack set is reused across the blocks of a launch.
 class stack_set {
  public:
   explicit stack_set(unsigned count) : count_(count) {
@@ -273,6 +273,14 @@ class stack_pool {
   void give_back(stack_set* set) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(set);
+  }
+  // Unmaps the idle sets. Every guard page splits a mapping, so a set of 512
+  // stacks costs 1024 of the process's 65530 memory maps; each loaded kernel
+  // library has its own pool, and a verify run loads hundreds of libraries.
+  void trim() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (stack_set* set : free_) delete set;
+    free_.clear();
   }
 
  private:
@@ -655,6 +663,7 @@ inline const char* run_grid(const unsigned grid[3], const unsigned block[3], uns
   }
   run_blocks(job);
   for (std::thread& helper : helpers) helper.join();
+  stacks().trim();
   if (!job.failed) return nullptr;
   std::snprintf(launch_message, sizeof launch_message, "%s", job.message);
   return launch_message;

@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "compile_plan.hpp"
 #include "compiler.hpp"
+#include "error.hpp"
 #include "layer_norm_modulate_family.hpp"
 #include "progress.hpp"
+#include "text_file.hpp"
 #include "text_table.hpp"
 
 namespace exactune::cli {
@@ -25,6 +28,17 @@ std::string resources_cell(const CompileOutcome& o) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+void save_binaries(const std::vector<CompileOutcome>& outcomes, const std::string& directory) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec) throw input_error(fmt::format("--save-binaries {}: cannot create the folder: {}", directory, ec.message()));
+  for (const CompileOutcome& o : outcomes) {
+    if (!o.ok) continue;
+    write_text_file(fmt::format("{}/{}.{}.cubin", directory, o.request.name, o.request.target),
+                    std::string_view(o.kernel.binary.data(), o.kernel.binary.size()));
+  }
+}
+
 }  // namespace
 
 void add_compile_command(CLI::App& app, Run& run) {
@@ -33,6 +47,7 @@ void add_compile_command(CLI::App& app, Run& run) {
     ShapeOptions shapes;
     CompileCliOptions compile;
     bool table = true;
+    std::string binary_dir;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -44,6 +59,9 @@ void add_compile_command(CLI::App& app, Run& run) {
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   command->add_flag("!--no-table", options->table, "print only the summary line, not the per-kernel table");
+  command->add_option("--save-binaries", options->binary_dir,
+                      "also write each compiled kernel to DIR/<kernel>.<target>.cubin, for reading with cuobjdump "
+                      "-sass");
   command->callback([&run, options] {
     run = [options] {
       const auto start = std::chrono::steady_clock::now();
@@ -60,6 +78,7 @@ void add_compile_command(CLI::App& app, Run& run) {
       compile_options.on_progress = [&](const CompileProgress& p) { progress.advance(p.done, p.last->request.name); };
       const std::vector<CompileOutcome> outcomes = compile_all(requests, options->compile.cache(), compile_options);
       progress.finish();
+      if (!options->binary_dir.empty()) save_binaries(outcomes, options->binary_dir);
 
       if (options->table) {
         TextTable table({"kernel", "target", "resources", "compile", "status"});

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "report_writer.hpp"
+#include "targets.hpp"
 #include "sweep_file.hpp"
 
 namespace exactune::cli {
@@ -23,16 +24,19 @@ void add_report_command(CLI::App& app, Run& run) {
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "report", "Regenerate the reports of a sweep from its sweep.yaml: heuristics.yaml, exactune_heuristics.hpp, "
-                "heuristics.json, summary.md and the heatmaps. Needs no GPU.");
+                "heuristics.json, summary.md and the heatmaps; summary.md sets the targets of a targets.yaml beside the "
+                "sweep.yaml against it. Needs no GPU.");
   command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")->required();
   command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
   command->callback([&run, options] {
     run = [options] {
       const SweepResults results = blaming_the_input([&] { return read_sweep_file(options->from); });
-      const std::filesystem::path out = options->out.empty()
-                                            ? std::filesystem::path(options->from).parent_path()
-                                            : std::filesystem::path(options->out);
-      for (const auto& file : write_reports(results, out.empty() ? "." : out)) fmt::print("wrote {}\n", file.string());
+      std::filesystem::path sweep_folder = std::filesystem::path(options->from).parent_path();
+      if (sweep_folder.empty()) sweep_folder = ".";
+      const std::filesystem::path out = options->out.empty() ? sweep_folder : std::filesystem::path(options->out);
+      for (const auto& file : write_reports(results, out, targets_beside(sweep_folder))) {
+        fmt::print("wrote {}\n", file.string());
+      }
       return 0;
     };
   });

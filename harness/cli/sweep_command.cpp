@@ -17,6 +17,7 @@
 #include "layer_norm_modulate_family.hpp"
 #include "progress.hpp"
 #include "report_writer.hpp"
+#include "targets.hpp"
 #include "sweep.hpp"
 #include "text_table.hpp"
 
@@ -85,7 +86,7 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
 
   const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug
                                                          : std::filesystem::path(options.out);
-  const auto files = write_reports(results, out);
+  const auto files = write_reports(results, out, targets_beside(out));
   fmt::print("{}", shape_table(results));
   std::size_t variants = 0, exact = 0;
   for (const ShapeResult& s : results.shapes) {

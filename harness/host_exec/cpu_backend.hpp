@@ -35,6 +35,8 @@ class CpuBackend : public Backend {
   // Throws exactune::error naming the kernel when the launch fails
   // (invalid geometry, a deadlocked barrier, an unsupported operation).
   void launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) override;
+  // One CTA per thread runs at a time.
+  unsigned resident_ctas(const LoadedKernel&, unsigned) override { return threads_; }
   void synchronize() override {}
 
  private:

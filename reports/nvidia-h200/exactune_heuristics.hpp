@@ -14,8 +14,8 @@
 // 2. Otherwise, on a GPU of the same compute capability (this one at an untuned hidden size, or one
 // with another SM count): that architecture's default; where it loads 16 bytes and hidden % 8 != 0
 // (rows only 8-byte aligned), the same configuration with 8-byte loads.
-// 3. Any other GPU: the global default, w4_r1_predicated_v8_reload_rcp_late, aten's own launch
-// shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
+// 3. Any other GPU: the global default, w4_r1_predicated_v8_reload_rcp_late_f32_full, aten's own
+// launch shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
 #pragma once
 
 namespace exactune_heuristics {
@@ -25,11 +25,20 @@ namespace exactune_heuristics {
 enum class Tail { predicated, peeled };
 // where the second pass reads x: again from memory (reload) or from registers
 enum class Pass2 { reload, registers };
-// Welford's 1/count: computed at each push (rcp) or folded at compile time (fold)
+// Welford's 1/count: computed from the counts carried with the data at each push and combine (rcp),
+// or derived from the lane and hidden size, folded at compile time where constant and off the
+// critical path elsewhere (fold)
 enum class Counts { rcp, fold };
 // when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers across
 // the reduction (early)
 enum class Modulation { late, early };
+// the chain after the statistics: float32 steps each rounded to bf16 (f32), or its three bf16 steps
+// as packed bf16x2 instructions that round once (bf16x2)
+enum class Elementwise { f32, bf16x2 };
+// one CTA per group of rows (full), or as many CTAs as the GPU holds at once, each looping over row
+// groups and loading the next group's x while it reduces and writes the current one (persistent;
+// needs pass2 registers)
+enum class Grid { full, persistent };
 
 // One variant of the kernel: a value per axis, and exactune's name for it.
 struct LaunchConfig {
@@ -40,6 +49,8 @@ struct LaunchConfig {
   Pass2 pass2;
   Counts counts;
   Modulation modulation;
+  Elementwise elementwise;
+  Grid grid;
   const char* variant;
 };
 
@@ -65,39 +76,41 @@ struct ArchDefault {
 
 // NVIDIA H200 (sm_90, 132 SMs)
 inline constexpr Entry kTable[] = {
-    // hidden 2240, rows <= 275: 2.694 us on edge-37tok-d2240; runner-up
-    // w4_r1_peeled_v8_registers_fold_early -0.22%; shared by the hidden size's buckets
-    {9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, "w4_r1_predicated_v8_registers_fold_early"}},
-    // hidden 2240, rows > 275: 8.117 us on sana-1024px; runner-up
-    // w8_r4_predicated_v8_registers_fold_late +0.11%
-    {9, 0, 132, 2240, -1, {8, 4, Tail::peeled, 8, Pass2::registers, Counts::fold, Modulation::late, "w8_r4_peeled_v8_registers_fold_late"}},
-    // hidden 3072, rows <= 64: 2.171 us on edge-1tok-d3072; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early +0.06%
-    {9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::reload, Counts::rcp, Modulation::early, "w4_r1_predicated_v8_reload_rcp_early"}},
-    // hidden 3072, rows 65..4344: 18.395 us on flux1-1024px-image; runner-up
-    // w2_r1_predicated_v16_registers_fold_late -1.76%; shared by the hidden size's buckets
-    {9, 0, 132, 3072, 4344, {4, 1, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::late, "w4_r1_predicated_v8_reload_fold_late"}},
-    // hidden 3072, rows > 4344: 19.984 us on flux1-1024px-joint; runner-up
-    // w2_r1_predicated_v16_registers_fold_late +0.07%
-    {9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, "w2_r1_predicated_v16_reload_fold_late"}},
-    // hidden 4096, rows <= 1570: 5.045 us on edge-301tok-d4096; runner-up
-    // w4_r1_predicated_v8_registers_fold_early -1.70%; shared by the hidden size's buckets
-    {9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, "w4_r1_predicated_v8_registers_fold_late"}},
-    // hidden 4096, rows > 1570: 23.632 us on glm-image; runner-up
-    // w2_r1_predicated_v16_reload_fold_late -1.73%; shared by the hidden size's buckets
-    {9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, "w4_r1_predicated_v8_registers_fold_late"}},
+    // hidden 2240, rows <= 275: 2.238 us on edge-37tok-d2240; runner-up
+    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.30%
+    {9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
+    // hidden 2240, rows > 275: 6.337 us on sana-1024px; runner-up
+    // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.22%
+    {9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
+    // hidden 3072, rows <= 64: 1.536 us on edge-1tok-d3072; runner-up
+    // w4_r1_predicated_v8_reload_fold_early_bf16x2_full +13.06%; shared by the hidden size's
+    // buckets
+    {9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+    // hidden 3072, rows 65..4344: 12.327 us on flux1-1024px-image; runner-up
+    // w2_r1_predicated_v16_reload_rcp_late_bf16x2_full +3.30%
+    {9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"}},
+    // hidden 3072, rows > 4344: 15.611 us on flux1-1024px-joint; runner-up
+    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +2.47%
+    {9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"}},
+    // hidden 4096, rows <= 1570: 3.684 us on edge-301tok-d4096; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent +4.23%
+    {9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 4096, rows > 1570: 18.323 us on glm-image; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +1.08%; shared by the hidden size's
+    // buckets
+    {9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
 };
 
 // The configuration chosen most often on each GPU.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {9, 0, 132,
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, "w4_r1_predicated_v8_registers_fold_late"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, "w4_r1_predicated_v8_registers_fold_late"}},
+     {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
+     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
 };
 
 // aten's own launch shape: valid for every hidden % 4 == 0.
-inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2::reload, Counts::rcp, Modulation::late, "w4_r1_predicated_v8_reload_rcp_late"};
+inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2::reload, Counts::rcp, Modulation::late, Elementwise::f32, Grid::full, "w4_r1_predicated_v8_reload_rcp_late_f32_full"};
 
 constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int hidden, long long rows) {
   for (const Entry& e : kTable) {  // 1.

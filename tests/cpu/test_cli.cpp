@@ -65,7 +65,7 @@ TEST_CASE("bad values are refused with one readable line and exit 2") {
 TEST_CASE("list prints the space with a reason for each exclusion") {
   const CliResult r = run_cli("list --hidden 2240");
   CHECK(r.exit_code == 0);
-  CHECK(contains(r.output, "w4_r2_peeled_v16_reload_fold_early"));
+  CHECK(contains(r.output, "w4_r2_peeled_v16_reload_fold_early_bf16x2_full"));
   CHECK(contains(r.output, "excluded: "));
   CHECK(contains(r.output, "hidden 2240:"));
 }

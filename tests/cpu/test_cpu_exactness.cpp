@@ -31,7 +31,7 @@ VerifyStageResult verify_on_cpu(const std::vector<int>& hidden_sizes, const std:
                                 const std::vector<std::string>& defines = {}, int tokens = 3) {
   const KernelFamily& family = layer_norm_modulate_family();
   const CompileCache cache(CompileCache::default_directory());
-  CpuBackend cpu;
+  CpuBackend cpu(2);  // two CTAs at once: a persistent grid of 2 loops over the row groups
   std::vector<Shape> shapes;
   for (int d : hidden_sizes) shapes.push_back(small_shape(d, tokens));
   VerifyStageOptions options;

@@ -18,6 +18,7 @@
 #include "layer_norm_modulate_family.hpp"
 #include "space.hpp"
 #include "summary_report.hpp"
+#include "targets.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;
@@ -420,6 +421,48 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
   CHECK(contains(md, "](heatmap_big.svg)"));
   CHECK(contains(md, "](heatmap_flux-joint.svg)"));
   CHECK(summary_heatmaps(r).size() == 2);
+}
+
+TEST_CASE("summary.md sets each target against the sweep, with the reason for a miss", "[heuristics][summary]") {
+  const SweepResults r = recorded_sweep();
+  CHECK_FALSE(contains(summary_markdown(r, choose_heuristics(r)), "## Targets"));
+  const Targets targets = parse_targets_yaml(
+      "targets:\n"
+      "  - {shape: sana, best_over_copy: 5.0}\n"
+      "  - {shape: edge-37, best_over_copy: 2.4, reason_if_missed: \"one row's chain | launch\"}\n"
+      "  - {shape: flux-image, best_over_copy: 1.05}\n"
+      "  - {shape: untimed-4000, best_over_copy: 1.5}\n"
+      "  - {shape: gone, best_over_copy: 1.5}\n",
+      "targets.yaml");
+  const std::string md = summary_markdown(r, choose_heuristics(r), targets);
+  INFO(md);
+  CHECK(contains(md, "| sana | ≤ 5.00 | 5.000 | — | yes |  |\n"));  // the copy is 2.00, the best 10.00
+  CHECK(contains(md, "| edge-37 | ≤ 2.40 | 2.500 | — | no | one row's chain \\| launch |\n"));
+  CHECK(contains(md, "| flux-image | ≤ 1.05 | 10.000 | — | no | none recorded |\n"));
+  CHECK(contains(md, "| untimed-4000 | ≤ 1.50 | — | — | not timed |  |\n"));
+  CHECK(contains(md, "| gone | ≤ 1.50 | — | — | not swept |  |\n"));
+}
+
+TEST_CASE("targets.yaml errors name the file and line", "[heuristics][summary]") {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_targets_yaml(text, "t.yaml");
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("targets:\n  - shape: a\n    best: 1.1\n") ==
+        "t.yaml:3: unknown key 'best' (a target has shape, best_over_copy and reason_if_missed)");
+  CHECK(error_of("targets:\n  - shape: a\n    best_over_copy: 0.9\n") ==
+        "t.yaml:3: best_over_copy 0.9 is no target: the copy itself is 1.0");
+  CHECK(error_of("targets:\n  - shape: a\n    best_over_copy: fast\n") ==
+        "t.yaml:3: best_over_copy must be a number, not 'fast'");
+  CHECK(error_of("targets:\n  - shape: a\n") == "t.yaml:2: target 'a' needs best_over_copy");
+  CHECK(error_of("targets:\n  - {shape: a, best_over_copy: 1.1}\n  - {shape: a, best_over_copy: 1.2}\n") ==
+        "t.yaml:3: shape 'a' has a target already");
+  CHECK(error_of("targets: 3\n") == "t.yaml:1: targets must be a list, not '3'");
+  CHECK(error_of("shapes: []\n") == "t.yaml:1: expected one key, targets, holding a list of shape targets");
 }
 
 TEST_CASE("heatmaps: one panel per tail strategy, grey where no variant is exact", "[heuristics][summary]") {

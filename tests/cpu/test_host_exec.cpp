@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -92,19 +93,22 @@ const std::vector<std::string> kSemanticsKernels = {
 };
 
 struct FusedVariant {
-  int warps, rows_per_cta, vec_lanes, tail, source, counts;
+  int warps, rows_per_cta, vec_lanes, tail, source, counts, packed, persistent = 0;
 
   std::string name() const {
-    return fmt::format("w{}_r{}_v{}_{}_{}_{}", warps, rows_per_cta, vec_lanes * 8, tail ? "peeled" : "predicated",
-                       source ? "registers" : "reload", counts ? "fold" : "rcp");
+    return fmt::format("w{}_r{}_v{}_{}_{}_{}_{}{}", warps, rows_per_cta, vec_lanes * 8, tail ? "peeled" : "predicated",
+                       source ? "registers" : "reload", counts ? "fold" : "rcp", packed ? "bf16x2" : "f32",
+                       persistent ? "_persistent" : "");
   }
 };
 
 // Every axis value at least once, every threads-per-row (32, 64, 128) and
 // both load widths: W in {1,2,4,8,16}, T = 32W/R, V=2 only with T <= 64.
+// Modulation follows counts (early where folded).
 const std::vector<FusedVariant> kFusedVariants = {
-    {1, 1, 1, 0, 0, 0}, {2, 2, 1, 1, 0, 1}, {2, 1, 2, 1, 1, 0},  {4, 2, 1, 0, 1, 1},
-    {4, 1, 1, 1, 0, 0}, {8, 4, 2, 0, 0, 1}, {16, 4, 1, 1, 1, 0}, {16, 16, 2, 1, 1, 1},
+    {1, 1, 1, 0, 0, 0, 0}, {2, 2, 1, 1, 0, 1, 1}, {2, 1, 2, 1, 1, 0, 1},  {4, 2, 1, 0, 1, 1, 0},
+    {4, 1, 1, 1, 0, 0, 1}, {8, 4, 2, 0, 0, 1, 0}, {16, 4, 1, 1, 1, 0, 1}, {16, 16, 2, 1, 1, 1, 1},
+    {2, 1, 2, 0, 1, 1, 1, 1}, {4, 2, 1, 1, 1, 0, 0, 1},
 };
 const std::vector<int> kHiddenSizes = {64, 400, 2240};
 const std::vector<int> kPlantedFaults = {1, 2, 3};
@@ -126,7 +130,8 @@ bool fault_must_show(int fault, int hidden) {
 }
 
 // One variant per threads-per-row and load width carries each planted fault.
-const std::vector<FusedVariant> kFaultyVariants = {{4, 1, 1, 1, 0, 0}, {2, 1, 2, 1, 1, 1}, {1, 1, 1, 0, 0, 1}};
+const std::vector<FusedVariant> kFaultyVariants = {
+    {4, 1, 1, 1, 0, 0, 0}, {2, 1, 2, 1, 1, 1, 1}, {1, 1, 1, 0, 0, 1, 0}, {4, 1, 1, 1, 0, 1, 1}};
 
 std::string fused_name(const FusedVariant& v, int hidden, int fault) {
   return fmt::format("{}@D{}{}", v.name(), hidden, fault ? fmt::format("+fault{}", fault) : "");
@@ -135,8 +140,8 @@ std::string fused_name(const FusedVariant& v, int hidden, int fault) {
 CompileRequest fused_request(const FusedVariant& v, int hidden, int fault) {
   return host_request(
       fused_name(v, hidden, fault), "kernel_templates/fused_layer_norm_modulate.cuh",
-      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}, {}, {}>", hidden, v.warps,
-                  v.rows_per_cta, v.vec_lanes, v.tail, v.source, v.counts, v.counts),
+      fmt::format("&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, {}, {}, {}, {}, {}, {}>", hidden,
+                  v.warps, v.rows_per_cta, v.vec_lanes, v.tail, v.source, v.counts, v.counts, v.packed, v.persistent),
       fault ? std::vector<std::string>{fmt::format("EXACTUNE_PLANTED_FAULT={}", fault)} : std::vector<std::string>{});
 }
 
@@ -566,7 +571,8 @@ ReferenceRun run_reference(CpuBackend& backend, DeviceProblem& d) {
 std::vector<bf16> run_fused(CpuBackend& backend, DeviceProblem& d, const std::string& name, const FusedVariant& v) {
   const Problem& p = d.p;
   backend.fill(d.out.address(), 0xff, d.out.bytes());  // poison: every element must be written
-  const unsigned ctas = static_cast<unsigned>((p.rows() + v.rows_per_cta - 1) / v.rows_per_cta);
+  const unsigned groups = static_cast<unsigned>((p.rows() + v.rows_per_cta - 1) / v.rows_per_cta);
+  const unsigned ctas = v.persistent ? std::min(groups, 3u) : groups;  // 3 persistent CTAs loop over the groups
   launch(backend, name, geometry({ctas, 1, 1}, {32u * static_cast<unsigned>(v.warps), 1, 1}), d.x_ptr(), d.scale_ptr(),
          d.shift_ptr(), d.out_ptr(), p.rows(), p.tokens, p.modulation_stride(), p.eps);
   return host_copy<bf16>(backend, d.out);
