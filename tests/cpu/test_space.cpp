@@ -72,7 +72,8 @@ TEST_CASE("exclusions explain themselves") {
   SECTION("a persistent grid holds rows in registers") {
     CHECK(contains(why(3072, "w4_r1_predicated_v8_reload_fold_late_bf16x2_persistent"), "needs pass2 registers"));
     CHECK(why(3072, "w4_r1_predicated_v8_registers_fold_late_bf16x2_persistent").empty());
-    CHECK(contains(why(8192, "w4_r1_predicated_v8_registers_fold_late_bf16x2_persistent"), "holding two rows"));
+    CHECK(contains(why(8192, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"), "holding two rows"));
+    CHECK(why(8192, "w2_r1_predicated_v8_registers_fold_late_bf16x2_full").empty());
   }
   SECTION("valid ones have no reason") { CHECK(why(2240, "w2_r1_peeled_v16_registers_rcp_late_f32_full").empty()); }
 }
