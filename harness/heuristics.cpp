@@ -7,15 +7,14 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include "error.hpp"
+#include "text_file.hpp"
 #include "yaml_node_text.hpp"
 #include "layer_norm_modulate_family.hpp"
 
@@ -560,12 +559,6 @@ Heuristics parse_heuristics_yaml(std::string_view yaml_text, const std::string& 
   return HeuristicsReader(source).read(yaml_text);
 }
 
-Heuristics load_heuristics_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw error(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_heuristics_yaml(text.str(), path);
-}
+Heuristics load_heuristics_file(const std::string& path) { return parse_heuristics_yaml(read_text_file(path), path); }
 
 }  // namespace exactune

@@ -4,11 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "error.hpp"
+#include "text_file.hpp"
 #include "yaml_node_text.hpp"
 
 namespace exactune {
@@ -76,13 +75,7 @@ Targets parse_targets_yaml(std::string_view text, const std::string& source) {
   return targets;
 }
 
-Targets load_targets_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_targets_yaml(text.str(), path);
-}
+Targets load_targets_file(const std::string& path) { return parse_targets_yaml(read_text_file(path), path); }
 
 Targets targets_beside(const std::filesystem::path& folder) {
   const std::filesystem::path file = folder / "targets.yaml";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "error.hpp"
 
@@ -20,6 +21,14 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   }
   std::filesystem::rename(temporary, path, ec);
   if (ec) throw error(fmt::format("{}: cannot replace it: {}", path.string(), ec.message()));
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(fmt::format("{}: cannot read the file", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace exactune

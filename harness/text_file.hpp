@@ -1,11 +1,14 @@
-// Whole-file text output: written to a temporary name and renamed, so a reader
-// (or a killed run) never sees half a file.
+// Whole-file text: output written to a temporary name and renamed, so a reader
+// (or a killed run) never sees half a file; input read in one piece.
 #pragma once
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace exactune {
 
 void write_text_file(const std::filesystem::path& path, std::string_view text);
+// Throws exactune::input_error ("<path>: cannot read the file").
+std::string read_text_file(const std::filesystem::path& path);
 
 }  // namespace exactune
