@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "cuda_driver.hpp"
 #include "error.hpp"
@@ -58,6 +60,21 @@ class GpuLoadedKernel final : public LoadedKernel {
     dynamic_shared_limit_ = bytes;
   }
 
+  // The occupancy calculator's answer, asked once per block size: a persistent
+  // variant's every launch needs it, timed launches included.
+  int ctas_per_multiprocessor(unsigned block_threads) const {
+    std::lock_guard<std::mutex> lock(occupancy_mutex_);
+    if (const auto known = occupancy_.find(block_threads); known != occupancy_.end()) return known->second;
+    int per_multiprocessor = 0;
+    if (const CUresult r = cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_multiprocessor, function_, static_cast<int>(block_threads), 0);
+        r != CUDA_SUCCESS) {
+      throw_cuda_error(r, fmt::format("asking how many CTAs of kernel '{}' ({} threads) fit on a multiprocessor",
+                                      name_, block_threads));
+    }
+    return occupancy_[block_threads] = per_multiprocessor;
+  }
+
  private:
   struct UnloadModule {
     CUcontext context;
@@ -73,6 +90,8 @@ class GpuLoadedKernel final : public LoadedKernel {
   std::unique_ptr<CUmod_st, UnloadModule> module_;
   CUfunction function_ = nullptr;
   mutable unsigned dynamic_shared_limit_ = 0;
+  mutable std::mutex occupancy_mutex_;
+  mutable std::map<unsigned, int> occupancy_;  // CTAs per multiprocessor, by block size
 };
 
 const GpuLoadedKernel& loaded_here(const LoadedKernel& kernel, CUcontext context) {
@@ -193,14 +212,8 @@ std::unique_ptr<LoadedKernel> GpuBackend::load(const CompiledKernel& kernel) {
 unsigned GpuBackend::resident_ctas(const LoadedKernel& kernel, unsigned block_threads) {
   const GpuLoadedKernel& loaded = loaded_here(kernel, context_.get());
   make_current();
-  int per_multiprocessor = 0;
-  if (const CUresult r = cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_multiprocessor, loaded.function(), static_cast<int>(block_threads), 0);
-      r != CUDA_SUCCESS) {
-    throw_cuda_error(r, fmt::format("asking how many CTAs of kernel '{}' ({} threads) fit on a multiprocessor",
-                                    kernel.name(), block_threads));
-  }
-  return static_cast<unsigned>(std::max(1, per_multiprocessor) * std::max(1, gpu_.sm_count));
+  return static_cast<unsigned>(std::max(1, loaded.ctas_per_multiprocessor(block_threads)) *
+                               std::max(1, gpu_.sm_count));
 }
 
 void GpuBackend::launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) {
