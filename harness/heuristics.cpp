@@ -559,6 +559,6 @@ Heuristics parse_heuristics_yaml(std::string_view yaml_text, const std::string& 
   return HeuristicsReader(source).read(yaml_text);
 }
 
-Heuristics load_heuristics_file(const std::string& path) { return parse_heuristics_yaml(read_text_file(path), path); }
+Heuristics load_heuristics_file(const std::string& path) { return parse_heuristics_yaml(read_text_file(path, "heuristics file"), path); }
 
 }  // namespace exactune

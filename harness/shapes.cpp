@@ -6,18 +6,15 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <span>
 
 #include "embedded_files.hpp"
 #include "error.hpp"
+#include "text_file.hpp"
 #include "yaml_node_text.hpp"
 
 namespace exactune {
@@ -226,22 +223,6 @@ class ShapeFileReader {
   std::map<std::string, int> name_lines_;  // name -> line it was first given on
 };
 
-std::string read_text_file(const std::string& path) {
-  const auto cannot_read = [&](std::string_view why) {
-    return error(fmt::format("{}: cannot read the shape file: {}", path, why));
-  };
-  // Opening a directory succeeds and only the first read fails, with a stream exception.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw cannot_read("it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw cannot_read(std::strerror(errno));
-  try {
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  } catch (const std::ios_base::failure& e) {
-    throw cannot_read(e.what());
-  }
-}
-
 }  // namespace
 
 std::vector<int> ShapeSet::hidden_sizes() const {
@@ -256,7 +237,7 @@ ShapeSet parse_shapes(std::string_view yaml_text, const std::string& source) {
   return ShapeFileReader(source).read(yaml_text);
 }
 
-ShapeSet load_shapes_file(const std::string& path) { return parse_shapes(read_text_file(path), path); }
+ShapeSet load_shapes_file(const std::string& path) { return parse_shapes(read_text_file(path, "shape file"), path); }
 
 ShapeSet default_shapes() { return parse_shapes(embedded_file("shapes/default.yaml"), "<embedded default>"); }
 

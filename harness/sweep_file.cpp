@@ -9,8 +9,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <utility>
@@ -547,19 +545,6 @@ YAML::Node load_document(std::string_view text, const Source& source) {
   return documents.front();
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  const auto cannot_read = [&](std::string_view why) {
-    return error(fmt::format("{}: cannot read the sweep file: {}", path.string(), why));
-  };
-  std::error_code ec;
-  // Opening a directory succeeds; only the first read fails.
-  if (std::filesystem::is_directory(path, ec)) throw cannot_read("it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw cannot_read(std::strerror(errno));
-  std::string text(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) throw cannot_read(std::strerror(errno));
-  return text;
-}
 
 }  // namespace
 
@@ -610,7 +595,7 @@ void write_sweep_file(const SweepResults& results, const std::filesystem::path& 
 }
 
 SweepResults read_sweep_file(const std::filesystem::path& path) {
-  return parse_sweep_yaml(read_text(path), path.string());
+  return parse_sweep_yaml(read_text_file(path, "sweep file"), path.string());
 }
 
 }  // namespace exactune

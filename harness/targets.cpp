@@ -75,7 +75,7 @@ Targets parse_targets_yaml(std::string_view text, const std::string& source) {
   return targets;
 }
 
-Targets load_targets_file(const std::string& path) { return parse_targets_yaml(read_text_file(path), path); }
+Targets load_targets_file(const std::string& path) { return parse_targets_yaml(read_text_file(path, "targets file"), path); }
 
 Targets targets_beside(const std::filesystem::path& folder) {
   const std::filesystem::path file = folder / "targets.yaml";

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
 
 #include "error.hpp"
 
@@ -23,12 +25,23 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
   if (ec) throw error(fmt::format("{}: cannot replace it: {}", path.string(), ec.message()));
 }
 
-std::string read_text_file(const std::filesystem::path& path) {
+std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
+  const auto cannot_read = [&](std::string_view why) {
+    return input_error(fmt::format("{}: cannot read the {}: {}", path.string(), what, why));
+  };
+  // Opening a directory succeeds and only the first read fails.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw cannot_read("it is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot read the file", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (!in) throw cannot_read(std::strerror(errno));
+  std::string text;
+  try {
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  } catch (const std::ios_base::failure& e) {
+    throw cannot_read(e.what());
+  }
+  if (in.bad()) throw cannot_read(std::strerror(errno));
+  return text;
 }
 
 }  // namespace exactune

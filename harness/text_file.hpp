@@ -8,7 +8,8 @@
 namespace exactune {
 
 void write_text_file(const std::filesystem::path& path, std::string_view text);
-// Throws exactune::input_error ("<path>: cannot read the file").
-std::string read_text_file(const std::filesystem::path& path);
+// The whole file. Throws exactune::input_error "<path>: cannot read the <what>:
+// <why>" (what: "shape file", "sweep file", ...).
+std::string read_text_file(const std::filesystem::path& path, std::string_view what);
 
 }  // namespace exactune
