@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The GPU suite, in one command on the GPU machine: build from source, run the
-# whole ctest suite (GPU tests included), the PyTorch cross-check, and
-# `exactune verify` on the default shapes; then whatever stages are named.
+# whole ctest suite (GPU tests included), the PyTorch cross-checks of every
+# family, and `exactune verify` of every family on its default shapes; then
+# whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
+# families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
 #   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep] [sass]   (no argument: tests torch verify faults)
 set -uo pipefail
@@ -29,6 +31,7 @@ if ! bash ci/build.sh >"$OUT/build.log" 2>&1; then
 fi
 note "build: ok in $(( $(date +%s) - start )) s"
 bin=$EXACTUNE_BUILD_DIR/exactune
+families=${EXACTUNE_FAMILIES:-$("$bin" families | cut -f1)}
 
 for stage in "${stages[@]}"; do
   t0=$(date +%s)
@@ -44,21 +47,23 @@ for stage in "${stages[@]}"; do
       ;;
     torch)
       EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
-        timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest tests/torch -q -p no:cacheprovider -rA \
+        timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest families/*/tests/torch -q -p no:cacheprovider -rA \
         ${EXACTUNE_TORCH_SELECT:+-k "$EXACTUNE_TORCH_SELECT"} >"$OUT/torch.log" 2>&1 || status=1
       note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
       # EXACTUNE_TORCH_SELECT (a pytest -k expression) runs part of the cross-check.
       if grep -q "Segmentation fault" "$OUT/torch.log"; then  # the native frames, for the next look
         EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \
-          -ex "set pagination off" -ex run -ex "bt 40" --args python3 -m pytest tests/torch -q -x \
+          -ex "set pagination off" -ex run -ex "bt 40" --args python3 -m pytest families/*/tests/torch -q -x \
           -p no:cacheprovider -k "test_reference_matches_torch and D64" >"$OUT/torch-gdb.log" 2>&1
         grep -E "^#[0-9]+ " "$OUT/torch-gdb.log" | head -25
       fi
       grep -E "^FAILED|Error" "$OUT/torch.log" | head -20
       ;;
     verify)
-      "$bin" verify >"$OUT/verify.log" 2>"$OUT/verify.err" || status=1
-      note "$(tail -1 "$OUT/verify.log") ($(( $(date +%s) - t0 )) s)"
+      for family in $families; do
+        "$bin" verify --family "$family" >"$OUT/verify-$family.log" 2>"$OUT/verify-$family.err" || status=1
+        note "verify $family: $(tail -1 "$OUT/verify-$family.log") ($(( $(date +%s) - t0 )) s)"
+      done
       ;;
     faults)
       # Each planted fault must be caught: verify must exit 1 with mismatches.
@@ -73,9 +78,12 @@ for stage in "${stages[@]}"; do
       done
       ;;
     sweep)
-      "$bin" sweep --out "$OUT/reports" >"$OUT/sweep.log" 2>"$OUT/sweep.err" || status=1
-      note "$(tail -1 "$OUT/sweep.log") ($(( $(date +%s) - t0 )) s)"
-      cat "$OUT/sweep.log" | tail -12
+      for family in $families; do
+        "$bin" sweep --family "$family" --out "$OUT/reports/$family" >"$OUT/sweep-$family.log" \
+          2>"$OUT/sweep-$family.err" || status=1
+        note "sweep $family: $(tail -1 "$OUT/sweep-$family.log") ($(( $(date +%s) - t0 )) s)"
+        tail -12 "$OUT/sweep-$family.log"
+      done
       ;;
     sass)
       # The best variants' machine code, for reading (EXACTUNE_SASS_GLOBS: space-separated globs).

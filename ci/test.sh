@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds exactune and runs the test suite: the README's test command. Without a
-# GPU the GPU suite reports itself skipped.
+# Builds exactune and runs the test suite: the README's test command. Installs
+# what this Debian machine lacks first, so it works on a fresh one. Without a
+# GPU the GPU suites report themselves skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash ci/install-deps.sh
 bash ci/build.sh
 ctest --test-dir "${EXACTUNE_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"

@@ -1,13 +1,14 @@
-// The arithmetic every LayerNorm kernel of exactune shares: Welford push and
-// combine, the statistics' finalisation, bf16 rounding and the modulate chain.
+// The arithmetic exactune's kernels share: bf16 rounding and packing, packed
+// bf16x2 steps, and aten's LayerNorm statistics (Welford push and combine, the
+// warp tree, the finalisation), which every normalising family reproduces.
 // Each float operation is an explicit single-rounding intrinsic, so that neither
 // NVRTC nor a host compiler can contract, reorder or fuse anything: the order
-// written here is the order aten 2.11 executes (shared/spec/aten-layernorm-bf16.md).
+// written here is the order aten 2.11 executes (docs/aten-layernorm-bf16.md).
 //
 // EXACTUNE_PLANTED_FAULT (tests only) compiles a deliberately wrong variant of one
 // step, to prove that verification catches a single moved bit:
-//   1 swaps the operands of the combine's mean FMA, 2 skips the bf16 rounding of
-//   the product u, 3 walks the warp tree with offsets 1,2,4,8,16.
+//   1 swaps the operands of the combine's mean FMA, 3 walks the warp tree with
+//   offsets 1,2,4,8,16 (2 is a family's own: see its kernels).
 #pragma once
 
 #ifndef EXACTUNE_PLANTED_FAULT
@@ -156,42 +157,18 @@ struct row_stats {
 };
 
 // rsqrtf is the hardware approximation aten calls; 1/sqrtf would differ.
-__device__ __forceinline__ row_stats finalize_stats(welford_state total, int hidden, float eps) {
-  const float var = __fdiv_rn(total.m2, static_cast<float>(hidden));
+__device__ __forceinline__ row_stats finalize_stats(welford_state total, int row_length, float epsilon) {
+  const float var = __fdiv_rn(total.m2, static_cast<float>(row_length));
   row_stats s;
   s.mean = total.mean;
-  s.rstd = rsqrtf(__fadd_rn(var, eps));
+  s.rstd = rsqrtf(__fadd_rn(var, epsilon));
   return s;
 }
 
-// The four rounded steps of the eager chain (spec section 3); the first, before its rounding.
+// The LayerNorm output of one element, y = bf16(rstd * (x - mean)): two float32 steps, no FMA, then one rounding.
 __device__ __forceinline__ float normalized(float x, row_stats s) { return __fmul_rn(s.rstd, __fsub_rn(x, s.mean)); }
 
 __device__ __forceinline__ bf16_bits layer_norm_value(float x, row_stats s) { return bf16_round(normalized(x, s)); }
-
-__device__ __forceinline__ bf16_bits one_plus(bf16_bits scale) {
-  return bf16_round(__fadd_rn(bf16_to_float(scale), 1.0f));
-}
-
-__device__ __forceinline__ bf16_bits scaled(bf16_bits y, bf16_bits one_plus_scale) {
-  return bf16_round(__fmul_rn(bf16_to_float(y), bf16_to_float(one_plus_scale)));
-}
-
-__device__ __forceinline__ bf16_bits shifted(bf16_bits u, bf16_bits shift) {
-  return bf16_round(__fadd_rn(bf16_to_float(u), bf16_to_float(shift)));
-}
-
-// The whole chain for one element, as a fused kernel must compute it.
-__device__ __forceinline__ bf16_bits modulated_layer_norm(float x, row_stats s, bf16_bits scale,
-                                                          bf16_bits shift) {
-  const bf16_bits y = layer_norm_value(x, s);
-#if EXACTUNE_PLANTED_FAULT == 2
-  const float u_unrounded = __fmul_rn(bf16_to_float(y), bf16_to_float(one_plus(scale)));
-  return bf16_round(__fadd_rn(u_unrounded, bf16_to_float(shift)));
-#else
-  return shifted(scaled(y, one_plus(scale)), shift);
-#endif
-}
 
 // A packed pair of bf16 in one 32-bit word, little-endian: element 0 is the low half.
 __device__ __forceinline__ float low_half(unsigned int word) { return __uint_as_float(word << 16); }
@@ -200,13 +177,6 @@ __device__ __forceinline__ bf16_bits low_bits(unsigned int word) { return static
 __device__ __forceinline__ bf16_bits high_bits(unsigned int word) { return static_cast<bf16_bits>(word >> 16); }
 __device__ __forceinline__ unsigned int pack_bf16x2(bf16_bits lo, bf16_bits hi) {
   return static_cast<unsigned int>(lo) | (static_cast<unsigned int>(hi) << 16);
-}
-
-// The chain for a pair of elements, one float32 step and one bf16 rounding at a time.
-__device__ __forceinline__ unsigned int modulated_layer_norm_float32(unsigned int x, row_stats s, unsigned int scale,
-                                                                     unsigned int shift) {
-  return pack_bf16x2(modulated_layer_norm(low_half(x), s, low_bits(scale), low_bits(shift)),
-                     modulated_layer_norm(high_half(x), s, high_bits(scale), high_bits(shift)));
 }
 
 // Packed bf16x2 steps that round once, straight to bf16. For bf16 operands they
@@ -256,17 +226,5 @@ __device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int 
 __device__ __forceinline__ unsigned int bf16x2_add(unsigned int a, unsigned int b) { return bf16x2_add_via_float32(a, b); }
 __device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int b) { return bf16x2_mul_via_float32(a, b); }
 #endif
-
-// The same chain for a pair, with the three bf16 steps packed: 4 instructions
-// where the float32 form takes about 20.
-__device__ __forceinline__ unsigned int modulated_layer_norm_bf16x2(unsigned int x, row_stats s, unsigned int scale,
-                                                                    unsigned int shift) {
-#if EXACTUNE_PLANTED_FAULT == 2
-  return modulated_layer_norm_float32(x, s, scale, shift);
-#else
-  const unsigned int y = bf16x2_round(normalized(low_half(x), s), normalized(high_half(x), s));
-  return bf16x2_add(bf16x2_mul(y, bf16x2_add(scale, 0x3f803f80u)), shift);
-#endif
-}
 
 }  // namespace exactune_kernels

@@ -8,7 +8,7 @@
 // Checks 2 and 3 put (a, b) in the low halves and (b, a) in the high halves, so
 // both halves see every ordered pair.
 #pragma once
-#include "arith.cuh"
+#include "kernel_templates/arith.cuh"
 
 namespace exactune_kernels {
 

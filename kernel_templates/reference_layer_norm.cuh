@@ -8,19 +8,19 @@
 // "aten-2.11-vectorized-layer-norm-v4x128"): a newer aten that changes it needs a
 // new reference, checked against real torch (tests/torch).
 #pragma once
-#include "arith.cuh"
+#include "kernel_templates/arith.cuh"
 
 namespace exactune_kernels {
 
 __global__ void __launch_bounds__(128)
 aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y,
-                float* __restrict__ mean_out, float* __restrict__ rstd_out, int hidden,
-                float eps) {
+                float* __restrict__ mean_out, float* __restrict__ rstd_out, int row_length,
+                float epsilon) {
   constexpr int kVec = 4;
   const int t = threadIdx.x + blockDim.x * threadIdx.y;
   const int threads = blockDim.x * blockDim.y;
-  const int row_vectors = hidden / kVec;
-  const bf16_bits* row_x = x + static_cast<long long>(blockIdx.x) * hidden;
+  const int row_vectors = row_length / kVec;
+  const bf16_bits* row_x = x + static_cast<long long>(blockIdx.x) * row_length;
 
   welford_state s = {0.0f, 0.0f, 0.0f};
   for (int v = t; v < row_vectors; v += threads) {
@@ -50,14 +50,14 @@ aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y,
     __syncthreads();
   }
   if (t == 0) {
-    stats = finalize_stats(s, hidden, eps);
+    stats = finalize_stats(s, row_length, epsilon);
     mean_out[blockIdx.x] = stats.mean;
     rstd_out[blockIdx.x] = stats.rstd;
   }
   __syncthreads();
   const row_stats row = stats;
 
-  bf16_bits* row_y = y + static_cast<long long>(blockIdx.x) * hidden;
+  bf16_bits* row_y = y + static_cast<long long>(blockIdx.x) * row_length;
   for (int v = t; v < row_vectors; v += threads) {
     const uint2 packet = *reinterpret_cast<const uint2*>(row_x + v * kVec);
     uint2 result;

@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
-#include "cuda_driver.hpp"
-#include "device_info.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/device_info.hpp"
 
 namespace {
 constexpr int kSkipped = 77;

@@ -1,12 +1,12 @@
-#include "backend_choice.hpp"
+#include "cli/backend_choice.hpp"
 
 #include <fmt/format.h>
 
-#include "cuda_driver.hpp"
-#include "error.hpp"
-#include "gpu_backend.hpp"
-#include "host_exec/cpu_backend.hpp"
-#include "verify_stage.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include <exactune/error.hpp>
+#include "backends/gpu/gpu_backend.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
 
@@ -27,10 +27,10 @@ std::unique_ptr<Backend> BackendOptions::open() const {
   return open_gpu_backend(0);
 }
 
-std::vector<Shape> BackendOptions::shapes_for(const ShapeSet& set) const {
+std::vector<Shape> BackendOptions::shapes_for(const KernelFamily& family, const ShapeSet& set) const {
   if (!cpu) return set.shapes;
   std::vector<Shape> shapes;
-  for (const Shape& s : set.shapes) shapes.push_back(first_rows(s, cpu_rows));
+  for (const Shape& s : set.shapes) shapes.push_back(first_rows(family, s, cpu_rows));
   return shapes;
 }
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "shapes.hpp"
+#include <exactune/backend.hpp>
+#include <exactune/shapes.hpp>
 
 namespace exactune::cli {
 
@@ -20,7 +20,7 @@ struct BackendOptions {
   // there is no GPU.
   std::unique_ptr<Backend> open() const;
   // The shapes as given on a GPU; their first rows on the CPU.
-  std::vector<Shape> shapes_for(const ShapeSet& set) const;
+  std::vector<Shape> shapes_for(const KernelFamily& family, const ShapeSet& set) const;
   // What a reader must know about the results ("" on a GPU).
   std::string note() const;
 };

@@ -2,7 +2,7 @@
 // (exit 2), not a failure of the run (exit 1): errors from `action` are rethrown
 // as input_error.
 #pragma once
-#include "error.hpp"
+#include <exactune/error.hpp>
 
 namespace exactune::cli {
 

@@ -14,6 +14,7 @@ using Run = std::function<int()>;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
+void add_families_command(CLI::App& app, Run& run);
 void add_list_command(CLI::App& app, Run& run);
 void add_compile_command(CLI::App& app, Run& run);
 void add_verify_command(CLI::App& app, Run& run);

@@ -1,21 +1,52 @@
-#include "common_options.hpp"
+#include "cli/common_options.hpp"
 
 #include <regex>
 
-#include "blaming_the_input.hpp"
-#include "cuda_driver.hpp"
-#include "device_info.hpp"
-#include "error.hpp"
+#include "cli/blaming_the_input.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/device_info.hpp"
+#include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
+#include <fmt/format.h>
 
 namespace exactune::cli {
 
+namespace {
+
+std::string family_names() {
+  std::string names;
+  for (const KernelFamily* f : FamilyRegistry::all()) names += (names.empty() ? "" : ", ") + f->name();
+  return names;
+}
+
+}  // namespace
+
+void FamilyOption::add_to(CLI::App& command) {
+  command.add_option("--family", name,
+                     fmt::format("kernel family (default: {}; known: {})", FamilyRegistry::default_family().name(),
+                                 family_names()));
+}
+
+const KernelFamily& FamilyOption::family() const {
+  return name.empty() ? FamilyRegistry::default_family() : FamilyRegistry::find(name);
+}
+
+void FamilyOption::check_matches(const std::string& family_in_file, const std::string& file) const {
+  if (!name.empty() && name != family_in_file) {
+    throw input_error(fmt::format("--family {}: {} holds results of family {}", name, file, family_in_file));
+  }
+}
+
 void ShapeOptions::add_to(CLI::App& command) {
-  command.add_option("--shapes", shapes_file, "YAML shape set (default: the embedded set, shapes/default.yaml)")
+  family.add_to(command);
+  command.add_option("--shapes", shapes_file, "YAML shape set of the family (default: its embedded set)")
       ->check(CLI::ExistingFile);
 }
 
 ShapeSet ShapeOptions::load() const {
-  return blaming_the_input([&] { return shapes_file.empty() ? default_shapes() : load_shapes_file(shapes_file); });
+  const KernelFamily& f = family.family();
+  return blaming_the_input(
+      [&] { return shapes_file.empty() ? default_shapes(f) : load_shapes_file(f, shapes_file); });
 }
 
 void CompileCliOptions::add_to(CLI::App& command) {

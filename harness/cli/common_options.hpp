@@ -4,13 +4,24 @@
 #include <string>
 #include <vector>
 
-#include "compile_cache.hpp"
-#include "shapes.hpp"
+#include "compile/compile_cache.hpp"
+#include <exactune/family.hpp>
+#include <exactune/shapes.hpp>
 
 namespace exactune::cli {
 
+// --family: which registered kernel family a command works on.
+struct FamilyOption {
+  std::string name;  // empty: the default family (FamilyRegistry::default_family)
+  void add_to(CLI::App& command);
+  const KernelFamily& family() const;
+  // For commands that read a file naming its family: fails when --family names another.
+  void check_matches(const std::string& family_in_file, const std::string& file) const;
+};
+
 struct ShapeOptions {
-  std::string shapes_file;  // empty: the embedded default set
+  FamilyOption family;
+  std::string shapes_file;  // empty: the family's embedded default set
   void add_to(CLI::App& command);
   ShapeSet load() const;
 };

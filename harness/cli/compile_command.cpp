@@ -1,4 +1,4 @@
-// exactune compile: NVRTC-compile every valid variant for the shape set's hidden
+// exactune compile: NVRTC-compile every valid variant for the shape set's
 // sizes and the chosen architectures, through the cache; a table, then a summary.
 #include <fmt/format.h>
 
@@ -6,15 +6,14 @@
 #include <filesystem>
 #include <memory>
 
-#include "commands.hpp"
-#include "common_options.hpp"
-#include "compile_plan.hpp"
-#include "compiler.hpp"
-#include "error.hpp"
-#include "layer_norm_modulate_family.hpp"
-#include "progress.hpp"
-#include "text_file.hpp"
-#include "text_table.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "compile/compile_plan.hpp"
+#include "compile/compiler.hpp"
+#include <exactune/error.hpp>
+#include "util/progress.hpp"
+#include "util/text_file.hpp"
+#include "util/text_table.hpp"
 
 namespace exactune::cli {
 
@@ -51,7 +50,7 @@ void add_compile_command(CLI::App& app, Run& run) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "compile", "JIT-compile (NVRTC) every valid variant for each hidden size of the shape set, through the "
+      "compile", "JIT-compile (NVRTC) every valid variant for each size of the shape set, through the "
                  "on-disk cache; print registers, spills and compile time. Needs no GPU.");
   command->add_option("--arch", options->arch,
                       "GPU architectures, e.g. --arch sm_90 --arch sm_100 (default: the local GPU's, else sm_90)")
@@ -67,7 +66,7 @@ void add_compile_command(CLI::App& app, Run& run) {
       const auto start = std::chrono::steady_clock::now();
       const std::vector<std::string> targets = resolve_targets(options->arch);
       const ShapeSet shapes = options->shapes.load();
-      const CompilePlan plan = plan_compiles(layer_norm_modulate_family(), shapes.hidden_sizes(), targets,
+      const CompilePlan plan = plan_compiles(options->shapes.family.family(), shapes.sizes(), targets,
                                              options->compile.variant_glob);
       std::vector<CompileRequest> requests = plan.support;
       requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <memory>
 
-#include "commands.hpp"
-#include "blaming_the_input.hpp"
-#include "error.hpp"
-#include "heuristics_emitter.hpp"
-#include "report_writer.hpp"
+#include "cli/commands.hpp"
+#include "cli/blaming_the_input.hpp"
+#include <exactune/error.hpp>
+#include "report/heuristics_emitter.hpp"
+#include "report/report_writer.hpp"
 
 namespace exactune::cli {
 
@@ -24,7 +24,7 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       "emit-header", fmt::format("Regenerate {} (C++17, self-contained) and {} (for Python) from a heuristics.yaml; "
                                  "the same yaml always gives the same bytes",
                                  kHeuristicsHeaderFile, kHeuristicsJsonFile));
-  command->add_option("--from", options->from, "the heuristics.yaml, e.g. reports/nvidia-h200/heuristics.yaml")
+  command->add_option("--from", options->from, "the heuristics.yaml, e.g. reports/nvidia-h200/<family>/heuristics.yaml")
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)");

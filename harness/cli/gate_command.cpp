@@ -5,13 +5,13 @@
 
 #include <memory>
 
-#include "commands.hpp"
-#include "error.hpp"
-#include "blaming_the_input.hpp"
-#include "gate.hpp"
-#include "heuristics.hpp"
-#include "sweep_file.hpp"
-#include "text_file.hpp"
+#include "cli/commands.hpp"
+#include <exactune/error.hpp>
+#include "cli/blaming_the_input.hpp"
+#include "gate/gate.hpp"
+#include "choose/heuristics.hpp"
+#include "store/sweep_file.hpp"
+#include "util/text_file.hpp"
 
 namespace exactune::cli {
 
@@ -47,8 +47,14 @@ void add_gate_command(CLI::App& app, Run& run) {
       GateOptions gate = options->gate;
       if (!options->heuristics.empty()) {
         const Heuristics h = blaming_the_input([&] { return load_heuristics_file(options->heuristics); });
+        if (h.family != baseline.family) {
+          throw input_error(fmt::format("{} holds the choices of family '{}', the baseline is a sweep of '{}'",
+                                        options->heuristics, h.family, baseline.family));
+        }
         for (const ShapeResult& s : baseline.shapes) {
-          if (const Choice* c = h.device.choice_for(s.shape.hidden, s.shape.rows())) gate.chosen[s.shape.name] = c->chosen.variant;
+          if (const Choice* c = h.device.choice_for(s.shape.size, s.shape.rows())) {
+            gate.chosen[s.shape.name] = c->chosen.variant;
+          }
         }
       }
       const GateReport report = compare_sweeps(baseline, candidate, gate);

@@ -5,19 +5,20 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 
-#include "commands.hpp"
-#include "error.hpp"
+#include "cli/commands.hpp"
+#include <exactune/error.hpp>
 
 int main(int argc, char** argv) {
   using namespace exactune::cli;
   CLI::App app{
-      "exactune: JIT-compiles every variant of a fused kernel (LayerNorm + adaLN modulate, bf16), checks each\n"
-      "bit for bit against an aten-equivalent reference, times the exact ones, and writes per-GPU heuristic\n"
-      "tables, a C++ header and a JSON table.",
+      "exactune: JIT-compiles every variant of a fused kernel family, checks each bit for bit against a\n"
+      "replica of the framework chain it replaces, times the exact ones, and writes per-GPU heuristic\n"
+      "tables, a C++ header and a JSON table. --family picks the family (exactune list --help names them).",
       "exactune"};
   app.require_subcommand(1);
   app.fallthrough(false);
   Run run;
+  add_families_command(app, run);
   add_list_command(app, run);
   add_compile_command(app, run);
   add_verify_command(app, run);

@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <memory>
 
-#include "blaming_the_input.hpp"
-#include "commands.hpp"
-#include "error.hpp"
-#include "report_writer.hpp"
-#include "targets.hpp"
-#include "sweep_file.hpp"
+#include "cli/blaming_the_input.hpp"
+#include "cli/commands.hpp"
+#include <exactune/error.hpp>
+#include "report/report_writer.hpp"
+#include "choose/targets.hpp"
+#include "store/sweep_file.hpp"
 
 namespace exactune::cli {
 

@@ -1,5 +1,5 @@
 // exactune sweep: the main job. compile -> verify -> time -> results -> reports.
-// On a GPU it writes reports/<gpu-slug>/; without one it does every stage it
+// On a GPU it writes reports/<gpu-slug>/<family>/; without one it does every stage it
 // can (compiles for sm_90, verifies on the CPU) and says that timing needs a GPU.
 #include <fmt/format.h>
 
@@ -7,19 +7,18 @@
 #include <map>
 #include <memory>
 
-#include "backend_choice.hpp"
-#include "commands.hpp"
-#include "common_options.hpp"
-#include "compile_plan.hpp"
-#include "compiler.hpp"
-#include "cuda_driver.hpp"
-#include "gpu_backend.hpp"
-#include "layer_norm_modulate_family.hpp"
-#include "progress.hpp"
-#include "report_writer.hpp"
-#include "targets.hpp"
-#include "sweep.hpp"
-#include "text_table.hpp"
+#include "cli/backend_choice.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "compile/compile_plan.hpp"
+#include "compile/compiler.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/gpu_backend.hpp"
+#include "util/progress.hpp"
+#include "report/report_writer.hpp"
+#include "choose/targets.hpp"
+#include "sweep/sweep.hpp"
+#include "util/text_table.hpp"
 
 namespace exactune::cli {
 
@@ -39,7 +38,7 @@ std::string us(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}"
 
 // Per shape: the roofline, the eager chain and the best exact variant.
 std::string shape_table(const SweepResults& results) {
-  TextTable table({"shape", "(B,S,D)", "copy us", "eager us", "best exact variant", "us", "x copy", "eager / best",
+  TextTable table({"shape", "parameters", "copy us", "eager us", "best exact variant", "us", "x copy", "eager / best",
                    "exact"});
   for (const ShapeResult& s : results.shapes) {
     const VariantResult* best = nullptr;
@@ -51,7 +50,7 @@ std::string shape_table(const SweepResults& results) {
     const auto ratio = [](const std::optional<Timing>& a, const std::optional<Timing>& b) {
       return a && b ? fmt::format("{:.2f}", a->median_us / b->median_us) : std::string("-");
     };
-    table.add_row({s.shape.name, fmt::format("({},{},{})", s.shape.batch, s.shape.tokens, s.shape.hidden),
+    table.add_row({s.shape.name, s.shape.describe_parameters(),
                    us(s.copy_hot), us(s.eager_hot), best ? best->variant : "-", best ? us(best->hot) : "-",
                    best ? ratio(best->hot, s.copy_hot) : "-", best ? ratio(s.eager_hot, best->hot) : "-",
                    fmt::format("{}/{}", exact, s.variants.size())});
@@ -62,7 +61,7 @@ std::string shape_table(const SweepResults& results) {
 int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   std::unique_ptr<GpuBackend> backend = open_gpu_backend(0);
   fmt::print(stderr, "sweep on {}\n", backend->gpu().summary());
-  const KernelFamily& family = layer_norm_modulate_family();
+  const KernelFamily& family = options.shapes.family.family();
   SweepOptions sweep;
   sweep.variant_glob = options.compile.variant_glob;
   sweep.seed = options.seed;
@@ -84,7 +83,7 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   const SweepResults results = run_sweep(family, *backend, shapes.shapes, options.compile.cache(), sweep);
   for (auto& [name, bar] : stages) bar->finish();
 
-  const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug
+  const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug / family.name()
                                                          : std::filesystem::path(options.out);
   const auto files = write_reports(results, out, targets_beside(out));
   fmt::print("{}", shape_table(results));
@@ -102,11 +101,11 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
 
 int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const std::string& why) {
   const auto start = std::chrono::steady_clock::now();
-  const KernelFamily& family = layer_norm_modulate_family();
+  const KernelFamily& family = options.shapes.family.family();
   // Compile for the H200's architecture: proves every variant builds and warms
   // nothing the CPU uses, but it is what the GPU will need.
   const std::vector<std::string> targets = resolve_targets({});
-  const CompilePlan plan = plan_compiles(family, shapes.hidden_sizes(), targets, options.compile.variant_glob);
+  const CompilePlan plan = plan_compiles(family, shapes.sizes(), targets, options.compile.variant_glob);
   std::vector<CompileRequest> requests = plan.support;
   requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
   Progress compile_progress("compile", requests.size());
@@ -121,7 +120,7 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
   BackendOptions cpu = options.backend;
   cpu.cpu = true;
   std::unique_ptr<Backend> backend = cpu.open();
-  const std::vector<Shape> verify_shapes = cpu.shapes_for(shapes);
+  const std::vector<Shape> verify_shapes = cpu.shapes_for(family, shapes);
   VerifyStageOptions stage;
   stage.variant_glob = options.compile.variant_glob;
   stage.compile.jobs = options.compile.jobs;
@@ -152,14 +151,14 @@ void add_sweep_command(CLI::App& app, Run& run) {
   auto options = std::make_shared<SweepCliOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones against a copy of "
-               "the same bytes and the eager chain, and write reports/<gpu>/ (sweep.yaml, heuristics.yaml, "
+               "the same bytes and the eager chain, and write reports/<gpu>/<family>/ (sweep.yaml, heuristics.yaml, "
                "exactune_heuristics.hpp, heuristics.json, summary.md, heatmaps). Without a GPU it compiles, verifies "
                "on the CPU and says that timing needs one.");
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   options->backend.add_to(*command);
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
-  command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>)");
+  command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>/<family>)");
   command->add_option("--repetitions", options->timer.repetitions, "timed repetitions per figure")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();

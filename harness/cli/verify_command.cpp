@@ -5,15 +5,14 @@
 #include <map>
 #include <memory>
 
-#include "backend_choice.hpp"
-#include "commands.hpp"
-#include "common_options.hpp"
-#include "compile_plan.hpp"
-#include "space.hpp"
-#include "layer_norm_modulate_family.hpp"
-#include "progress.hpp"
-#include "text_table.hpp"
-#include "verify_stage.hpp"
+#include "cli/backend_choice.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "compile/compile_plan.hpp"
+#include <exactune/space.hpp>
+#include "util/progress.hpp"
+#include "util/text_table.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
 
@@ -74,20 +73,21 @@ void add_verify_command(CLI::App& app, Run& run) {
   command->callback([&run, options] {
     run = [options] {
       std::unique_ptr<Backend> backend = options->backend.open();
-      const std::vector<Shape> shapes = options->backend.shapes_for(options->shapes.load());
+      const KernelFamily& family = options->shapes.family.family();
+      const std::vector<Shape> shapes = options->backend.shapes_for(family, options->shapes.load());
       VerifyStageOptions stage;
       stage.variant_glob = options->compile.variant_glob;
       if (options->planted_fault) stage.variant_defines.push_back(fmt::format("EXACTUNE_PLANTED_FAULT={}", options->planted_fault));
       stage.compile.jobs = options->compile.jobs;
       stage.verify.seed = options->seed;
       std::size_t verified = 0;
-      Progress verify_progress("verify", count_verify_runs(layer_norm_modulate_family(), shapes, stage.variant_glob));
+      Progress verify_progress("verify", count_verify_runs(family, shapes, stage.variant_glob));
       stage.verify.on_record = [&](const VerifyRecord& r) {
         verify_progress.advance(++verified, fmt::format("{} {} {}", r.shape, r.variant, r.input_case));
       };
       fmt::print(stderr, "verify on {}{}\n", backend->description(), options->backend.note());
-      const VerifyStageResult result = run_verify_stage(layer_norm_modulate_family(), *backend,
-                                                        load_support_kernels(layer_norm_modulate_family(), *backend, options->compile.cache()),
+      const VerifyStageResult result = run_verify_stage(family, *backend,
+                                                        load_support_kernels(family, *backend, options->compile.cache()),
                                                         shapes, options->compile.cache(), stage);
       verify_progress.finish();
       if (options->table) fmt::print("{}", verify_table(result.records));

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cuda_driver.hpp"
-#include "device_info.hpp"
-#include "error.hpp"
-#include "gpu_backend.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/device_info.hpp"
+#include <exactune/error.hpp>
+#include "backends/gpu/gpu_backend.hpp"
 
 namespace exactune {
 namespace {

@@ -2,10 +2,10 @@
 // manual time, and the statistics over its repetitions.
 #include <stdexcept>
 
-#include "benchmark_runner.hpp"
+#include "time/benchmark_runner.hpp"
 #include "catch.hpp"
-#include "error.hpp"
-#include "statistics.hpp"
+#include <exactune/error.hpp>
+#include "time/statistics.hpp"
 
 using namespace exactune;
 

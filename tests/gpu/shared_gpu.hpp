@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "gpu_backend.hpp"
+#include "backends/gpu/gpu_backend.hpp"
 
 namespace exactune {
 

@@ -1,0 +1,315 @@
+#include "layer_norm_modulate_family.hpp"
+
+#include <fmt/format.h>
+
+#include <exactune/error.hpp>
+#include "layer_norm_modulate_workload.hpp"
+
+#include <algorithm>
+#include <exactune/family_registry.hpp>
+#include <map>
+#include <exactune/shapes.hpp>
+
+namespace exactune {
+namespace {
+
+constexpr int kAtenLanesPerRow = 128;     // aten's block of (32, 4) threads per row
+constexpr int kRowRegisterBudget = 64;    // 32-bit registers a thread may spend holding its part of a row
+constexpr int kMaxHidden = 8192;         // the largest hidden size the tuning space covers
+constexpr const char* kFusedTemplate = "families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh";
+constexpr const char* kEagerTemplate = "families/layer_norm_modulate/kernels/eager_chain.cuh";
+
+std::string value_of(const std::vector<Param>& params, const char* axis) {
+  for (const Param& p : params) {
+    if (p.axis == axis) return p.value;
+  }
+  throw error(fmt::format("layer_norm_modulate: no value for axis '{}'", axis));
+}
+
+LayerNormModulateConfig decode(const std::vector<Param>& params) {
+  LayerNormModulateConfig c;
+  c.num_warps = std::stoi(value_of(params, "num_warps"));
+  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
+  c.peeled_tail = value_of(params, "tail") == "peeled";
+  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
+  c.row_in_registers = value_of(params, "pass2") == "registers";
+  c.folded_counts = value_of(params, "counts") == "fold";
+  c.early_modulation = value_of(params, "modulation") == "early";
+  c.packed_bf16x2 = value_of(params, "elementwise") == "bf16x2";
+  c.persistent = value_of(params, "grid") == "persistent";
+  return c;
+}
+
+class LayerNormModulateFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "layer_norm_modulate"; }
+
+  std::string description() const override {
+    return "LayerNorm (no affine) + adaLN modulate, bf16: out = LN(x) * (1 + scale) + shift, "
+           "bit-exact with torch 2.11's eager chain";
+  }
+
+  std::string reference_recipe() const override { return "aten-2.11-vectorized-layer-norm-v4x128"; }
+
+  std::vector<ParameterSpec> shape_parameters() const override {
+    return {
+        {"batch", "batch size, > 0", true, {}},
+        {"tokens", "tokens per batch element, > 0", true, {}},
+        {"hidden", "hidden size: a multiple of 4 in 4..8192 (aten's vectorized LayerNorm needs hidden % 4 == 0)",
+         true, {}},
+        {"eps", "the LayerNorm epsilon, > 0", false, {}},
+        {"modulation_rows", "scale and shift are rows of a (batch, modulation_rows, hidden) embedding; 1 means "
+                            "contiguous (batch, 1, hidden) tensors, 6 chunks of adaLN-Zero's (batch, 6, hidden)",
+         true, 1.0},
+    };
+  }
+
+  std::string size_parameter() const override { return "hidden"; }
+
+  std::string parameter_problem(const std::string& name, double value) const override {
+    if (name == "hidden") {
+      if (value <= 0 || value > kMaxHidden) return fmt::format("hidden {} is out of range (must be 1..{})", value, kMaxHidden);
+      if (static_cast<std::int64_t>(value) % 4 != 0) {
+        return fmt::format("hidden {} is not a multiple of 4 (aten's vectorized LayerNorm needs hidden % 4 == 0)",
+                           value);
+      }
+      return {};
+    }
+    if (name == "eps") return value > 0 ? "" : fmt::format("eps {} must be a finite number > 0", value);
+    return value > 0 ? "" : fmt::format("{} {} must be > 0", name, value);
+  }
+
+  void complete(Shape& shape) const override {
+    const ModulateProblem p = ModulateProblem::of(shape);
+    shape.size = p.hidden;
+    shape.row_count = static_cast<std::int64_t>(p.batch) * p.tokens;
+  }
+
+  std::string default_shapes_path() const override { return "families/layer_norm_modulate/shapes.yaml"; }
+
+  Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
+    const ModulateProblem p = ModulateProblem::of(shape);
+    // The first batch elements, then as many of their tokens as fit: a row of
+    // each batch kept reads each batch's own scale and shift.
+    const std::int64_t batch = std::min<std::int64_t>(p.batch, rows);
+    const std::int64_t tokens = std::min<std::int64_t>(p.tokens, (rows + batch - 1) / batch);
+    Shape cut = shape;
+    for (ShapeParameter& parameter : cut.parameters) {
+      if (parameter.name == "batch") parameter.value = static_cast<double>(batch);
+      if (parameter.name == "tokens") parameter.value = static_cast<double>(tokens);
+    }
+    complete(cut);
+    return cut;
+  }
+
+  std::vector<Axis> axes() const override {
+    return {
+        {"num_warps", "warps per CTA", {"1", "2", "4", "8", "16"}},
+        {"rows_per_cta", "rows one CTA normalises at once", {"1", "2", "4", "8"}},
+        {"tail", "how the last, partial chunk of a row is masked: every chunk guarded (predicated) "
+                 "or full chunks unguarded and the partial one resolved at compile time (peeled)",
+         {"predicated", "peeled"}},
+        {"vector_bytes", "bytes per load and store (4 or 8 bf16)", {"8", "16"}},
+        {"pass2", "where the second pass reads x: again from memory (reload) or from registers",
+         {"reload", "registers"}},
+        {"counts", "Welford's 1/count: computed from the counts carried with the data at each push and combine "
+                   "(rcp), or derived from the lane and hidden size, folded at compile time where constant and "
+                   "off the critical path elsewhere (fold)",
+         {"rcp", "fold"}},
+        {"modulation", "when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers "
+                       "across the reduction (early)",
+         {"late", "early"}},
+        {"elementwise", "the chain after the statistics: float32 steps each rounded to bf16 (f32), or its three "
+                        "bf16 steps as packed bf16x2 instructions that round once (bf16x2)",
+         {"f32", "bf16x2"}},
+        {"grid", "one CTA per group of rows (full), or as many CTAs as the GPU holds at once, each looping over "
+                 "row groups and loading the next group's x while it reduces and writes the current one "
+                 "(persistent; needs pass2 registers)",
+         {"full", "persistent"}},
+    };
+  }
+
+  std::string variant_name(const std::vector<Param>& params) const override {
+    const LayerNormModulateConfig c = decode(params);
+    return fmt::format("w{}_r{}_{}_v{}_{}_{}_{}_{}_{}", c.num_warps, c.rows_per_cta,
+                       c.peeled_tail ? "peeled" : "predicated", c.vector_bytes,
+                       c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp",
+                       c.early_modulation ? "early" : "late", c.packed_bf16x2 ? "bf16x2" : "f32",
+                       c.persistent ? "persistent" : "full");
+  }
+
+  std::string exclusion(const std::vector<Param>& params, int hidden) const override {
+    const LayerNormModulateConfig c = decode(params);
+    const int threads_in_cta = 32 * c.num_warps;
+    if (threads_in_cta % c.rows_per_cta != 0 || c.threads_per_row() < 32) {
+      return fmt::format("{} rows over {} threads leave less than a warp per row; a row needs whole warps "
+                         "because aten's in-warp shuffle tree runs inside one",
+                         c.rows_per_cta, threads_in_cta);
+    }
+    const int threads = c.threads_per_row();
+    if (threads > kAtenLanesPerRow) {
+      return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept",
+                         threads, kAtenLanesPerRow);
+    }
+    const int lanes_per_load = c.aten_vectors_per_load();
+    if (threads * lanes_per_load > kAtenLanesPerRow) {
+      return fmt::format("a {}-byte load spans {} aten lanes, so {} threads per row would need {} lanes (aten has {})",
+                         c.vector_bytes, lanes_per_load, threads, threads * lanes_per_load, kAtenLanesPerRow);
+    }
+    if (c.vector_bytes == 16 && hidden % 8 != 0) {
+      return fmt::format("16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
+                         "(hidden {} leaves rows 8-byte aligned only)",
+                         hidden);
+    }
+    const int row_vectors = hidden / 4;
+    const int chunk_vectors = threads * lanes_per_load;
+    if (c.peeled_tail && row_vectors % chunk_vectors == 0) {
+      return fmt::format("no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
+                         "so peeled compiles to the same kernel as predicated",
+                         row_vectors, chunk_vectors);
+    }
+    if (c.persistent && !c.row_in_registers) {
+      return "a persistent CTA holds the current row in registers while the next one loads: it needs pass2 "
+             "registers";
+    }
+    const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
+    // Registers a thread spends holding data across the reduction: its part of
+    // the row (pass2 registers; two rows in a persistent CTA, the current one
+    // and the next) and of scale and shift (early modulation).
+    const int per_copy = chunks * lanes_per_load * 2;
+    const int rows_held = c.row_in_registers ? (c.persistent ? 2 : 1) : 0;
+    const int held_registers = per_copy * (rows_held + (c.early_modulation ? 2 : 0));
+    if (held_registers > kRowRegisterBudget) {
+      const std::string rows = c.persistent ? "two rows" : "the row";
+      return fmt::format("holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
+                         "each), over the budget of {}",
+                         c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
+                         : c.row_in_registers                     ? rows
+                                                                  : std::string("scale and shift"),
+                         held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
+    }
+    return {};
+  }
+
+  CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
+    const LayerNormModulateConfig c = LayerNormModulateConfig::from(variant);
+    CompileRequest r;
+    r.name = fmt::format("{}@D{}", variant.name, hidden);
+    r.main_file = kFusedTemplate;
+    r.name_expression = fmt::format(
+        "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}, "
+        "exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}>",
+        hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
+        c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload",
+        c.folded_counts ? "counts_folded" : "counts_runtime", c.early_modulation ? "modulation_early" : "modulation_late",
+        c.packed_bf16x2 ? "elementwise_bf16x2" : "elementwise_float32", c.persistent ? "grid_persistent" : "grid_full");
+    r.target = target;
+    return r;
+  }
+
+  std::vector<CompileRequest> support_requests(const std::string& target) const override {
+    auto request = [&](const char* name, const char* file, const char* expression) {
+      return CompileRequest{name, file, expression, target, {}};
+    };
+    return {
+        request("aten_layer_norm", "kernel_templates/reference_layer_norm.cuh", "&exactune_kernels::aten_layer_norm"),
+        request("eager_one_plus", kEagerTemplate, "&exactune_kernels::eager_one_plus"),
+        request("eager_scale", kEagerTemplate, "&exactune_kernels::eager_scale"),
+        request("eager_shift", kEagerTemplate, "&exactune_kernels::eager_shift"),
+        request("copy_bytes", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes"),
+    };
+  }
+
+  std::vector<InputCase> input_cases(const Shape&) const override {
+    std::vector<InputCase> cases;
+    for (const ModulateCase& c : modulate_cases()) cases.push_back(describe_case(c));
+    return cases;
+  }
+
+  InputCase timing_case(const Shape& shape) const override {
+    return describe_case(find_modulate_case(fmt::format("a1_e{:g}", ModulateProblem::of(shape).eps == 1e-5 ? 1e-5 : 1e-6)));
+  }
+
+  std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                          const InputCase& input_case, std::uint64_t seed) const override {
+    return make_layer_norm_modulate_workload(backend, support, shape, input_case, seed);
+  }
+
+  // Read x and write out; scale and shift are a row per batch, noise beside x.
+  std::int64_t bytes_moved(const Shape& shape) const override {
+    return 2 * 2 * shape.rows() * ModulateProblem::of(shape).hidden;
+  }
+
+  // aten's own launch shape for its vectorized LayerNorm: 4 warps, one row per
+  // CTA, every chunk guarded, 8-byte loads, x read twice; an axis aten has no
+  // counterpart of takes its first value, the baseline.
+  Configuration global_default() const override {
+    static const std::map<std::string, std::string, std::less<>> aten = {
+        {"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"}, {"vector_bytes", "8"}, {"pass2", "reload"}};
+    Configuration c;
+    for (const Axis& axis : axes()) {
+      const auto it = aten.find(axis.name);
+      c.params.push_back({axis.name, it != aten.end() ? it->second : axis.values.front()});
+    }
+    c.variant = variant_name(c.params);
+    return c;
+  }
+
+  std::string global_default_reason() const override {
+    return "aten's own launch shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0";
+  }
+
+  std::vector<SizeFallback> size_fallbacks() const override {
+    return {{"vector_bytes", "16", "8", 8, "rows only 8-byte aligned"}};
+  }
+
+  HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "tail"}; }
+
+ private:
+  static InputCase describe_case(const ModulateCase& c) {
+    if (c.signed_zeros) {
+      return {c.name, fmt::format("rows of signed zeros (variance 0) and sparse N(0,1) among signed zeros, shift "
+                                  "with signed zeros, eps {:g}",
+                                  c.eps)};
+    }
+    const std::string offset = c.offset != 0 ? fmt::format("{:g} + ", c.offset) : "";
+    return {c.name, fmt::format("x ~ {}{:g} * N(mu_row, 1), scale holding -1, 0, 1, eps {:g}", offset, c.amplitude,
+                                c.eps)};
+  }
+};
+
+}  // namespace
+
+LayerNormModulateConfig LayerNormModulateConfig::from(const Variant& variant) { return decode(variant.params); }
+
+ModulateProblem ModulateProblem::of(const Shape& shape) {
+  ModulateProblem p;
+  p.batch = static_cast<int>(shape.integer("batch"));
+  p.tokens = static_cast<int>(shape.integer("tokens"));
+  p.hidden = static_cast<int>(shape.integer("hidden"));
+  p.eps = shape.number("eps");
+  p.modulation_stride = shape.integer("modulation_rows") * p.hidden;
+  return p;
+}
+
+Shape modulate_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows) {
+  Shape shape;
+  shape.name = std::move(name);
+  shape.model = shape.name;
+  shape.parameters = {{"batch", static_cast<double>(batch), true},
+                      {"tokens", static_cast<double>(tokens), true},
+                      {"hidden", static_cast<double>(hidden), true},
+                      {"eps", eps, false},
+                      {"modulation_rows", static_cast<double>(modulation_rows), true}};
+  layer_norm_modulate_family().complete(shape);
+  return shape;
+}
+
+const KernelFamily& layer_norm_modulate_family() {
+  static const LayerNormModulateFamily family;
+  return family;
+}
+
+EXACTUNE_REGISTER_FAMILY(layer_norm_modulate_family(), 10)
+
+}  // namespace exactune

@@ -1,0 +1,48 @@
+// The first kernel family: LayerNorm (no affine) + adaLN modulate in bf16,
+//   out = LN(x) * (1 + scale) + shift,
+// bit-exact with PyTorch 2.11's eager chain (spec.md beside this file).
+#pragma once
+#include <cstdint>
+#include <exactune/family.hpp>
+#include <exactune/shapes.hpp>
+#include <string>
+
+namespace exactune {
+
+// The variant parameters of this family, decoded from a Variant.
+struct LayerNormModulateConfig {
+  int num_warps = 4;
+  int rows_per_cta = 1;
+  bool peeled_tail = false;  // else predicated
+  int vector_bytes = 8;      // 8 or 16
+  bool row_in_registers = false;  // else pass 2 re-reads x
+  bool folded_counts = false;     // else 1/count computed from the data's counts
+  bool early_modulation = false;  // scale/shift loaded with x in pass 1, else in pass 2
+  bool packed_bf16x2 = false;     // the chain's bf16 steps as bf16x2 instructions, else float32
+  bool persistent = false;        // a grid of the CTAs the GPU holds at once, looping over rows; else one CTA per group
+
+  int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
+  int aten_vectors_per_load() const { return vector_bytes / 8; }
+  static LayerNormModulateConfig from(const Variant& variant);
+};
+
+// A shape of this family, decoded: x is (batch, tokens, hidden) bf16; scale and
+// shift are rows of a (batch, modulation_rows, hidden) embedding, batch b's row
+// starting at b * modulation_stride elements.
+struct ModulateProblem {
+  int batch = 0;
+  int tokens = 0;
+  int hidden = 0;
+  double eps = 0;
+  std::int64_t modulation_stride = 0;
+
+  static ModulateProblem of(const Shape& shape);
+};
+
+// A shape of this family from its parameters (for tests and the C ABI): it
+// holds every parameter, its size and its rows.
+Shape modulate_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows = 6);
+
+const KernelFamily& layer_norm_modulate_family();
+
+}  // namespace exactune

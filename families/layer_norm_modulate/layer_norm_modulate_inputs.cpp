@@ -1,0 +1,92 @@
+#include "layer_norm_modulate_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <random>
+
+#include <exactune/error.hpp>
+
+#include "layer_norm_modulate_family.hpp"
+
+namespace exactune {
+
+std::uint16_t bf16_from_float(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fff;
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+std::vector<ModulateCase> modulate_cases() {
+  std::vector<ModulateCase> cases;
+  for (double amplitude : {1e-4, 1.0, 100.0}) {
+    for (double eps : {1e-6, 1e-5}) {
+      cases.push_back({fmt::format("a{:g}_e{:g}", amplitude, eps), amplitude, 0.0, eps, false});
+    }
+  }
+  // Around 100 the Welford combines round differently for every operand order:
+  // N(0, 1) alone hides a swapped FMA or a reordered tree in most rows.
+  cases.push_back({"offset100_e1e-6", 1.0, 100.0, 1e-6, false});
+  cases.push_back({"signed_zeros_e1e-6", 1.0, 0.0, 1e-6, true});
+  return cases;
+}
+
+const ModulateCase& find_modulate_case(const std::string& name) {
+  static const std::vector<ModulateCase> cases = modulate_cases();
+  for (const ModulateCase& c : cases) {
+    if (c.name == name) return c;
+  }
+  throw error(fmt::format("no input case named '{}'", name));
+}
+
+ModulateInputs make_modulate_inputs(const Shape& shape, const ModulateCase& c, std::uint64_t seed) {
+  const std::int64_t rows = shape.rows();
+  const ModulateProblem p = ModulateProblem::of(shape);
+  const int hidden = p.hidden;
+  if (p.modulation_stride < 2LL * hidden) {
+    throw error(fmt::format("shape {}: scale and shift need two rows of the embedding (modulation stride {} < 2 * {})",
+                            shape.name, p.modulation_stride, hidden));
+  }
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+
+  ModulateInputs in;
+  in.eps = static_cast<float>(c.eps);
+  in.x.resize(static_cast<std::size_t>(rows) * hidden);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float mu = uniform(rng);
+    std::uint16_t* row = in.x.data() + r * hidden;
+    for (int i = 0; i < hidden; ++i) {
+      if (c.signed_zeros) {
+        // Whole rows of zeros (variance 0, rstd = rsqrt(eps)) and rows with a few
+        // nonzero values among signed zeros.
+        const bool zero = (r % 3 != 2) || (rng() % 8 != 0);
+        row[i] = zero ? ((rng() & 1) ? 0x8000 : 0x0000) : bf16_from_float(normal(rng));
+      } else {
+        row[i] = bf16_from_float(static_cast<float>(c.offset + c.amplitude * (mu + normal(rng))));
+      }
+    }
+  }
+
+  // Embedding (batch, k, hidden): shift is row 0, scale is row 1 of each batch.
+  in.embedding.resize(static_cast<std::size_t>(p.batch) * p.modulation_stride);
+  for (std::uint16_t& e : in.embedding) e = bf16_from_float(uniform(rng));
+  in.shift_offset = 0;
+  in.scale_offset = hidden;
+  static constexpr std::uint16_t kSpecialScales[] = {0xbf80 /* -1 */, 0x0000 /* 0 */, 0x3f80 /* 1 */, 0x8000 /* -0 */};
+  for (int b = 0; b < p.batch; ++b) {
+    std::uint16_t* scale = in.embedding.data() + b * p.modulation_stride + in.scale_offset;
+    std::uint16_t* shift = in.embedding.data() + b * p.modulation_stride + in.shift_offset;
+    for (int i = 0; i < hidden; i += 7) scale[i] = kSpecialScales[(i / 7) % 4];
+    if (c.signed_zeros) {
+      for (int i = 0; i < hidden; ++i) {
+        if (i % 2 == 0) shift[i] = (i % 4 == 0) ? 0x0000 : 0x8000;
+      }
+    }
+  }
+  return in;
+}
+
+}  // namespace exactune

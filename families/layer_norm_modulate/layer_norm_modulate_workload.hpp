@@ -1,0 +1,48 @@
+// The LayerNorm + modulate family's workload: buffers, reference chain (aten
+// LayerNorm + three eager elementwise kernels), variant and copy launches.
+#pragma once
+#include <memory>
+
+#include "layer_norm_modulate_family.hpp"
+#include "layer_norm_modulate_inputs.hpp"
+#include <exactune/workload.hpp>
+
+namespace exactune {
+
+class LayerNormModulateWorkload : public Workload {
+ public:
+  // x_offset_bytes moves x inside its buffer: tests of aten's alignment rule set it
+  // to 2 to see a misaligned x refused.
+  LayerNormModulateWorkload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                            const ModulateInputs& inputs, std::size_t x_offset_bytes = 0);
+
+  void launch_reference() override;
+  void poison_output() override;
+  void launch_variant(const LoadedKernel& kernel, const Variant& variant) override;
+  void launch_copy() override;
+  std::vector<std::uint16_t> download_reference_output() override;
+  std::vector<std::uint16_t> download_output() override;
+  std::int64_t row_length() const override { return problem_.hidden; }
+  std::int64_t bytes_moved() const override;
+
+  // The reference LayerNorm's statistics, for the cross-check against torch.
+  std::vector<float> download_mean();
+  std::vector<float> download_rstd();
+  std::vector<std::uint16_t> download_layer_norm_output();
+
+ private:
+  Backend& backend_;
+  const SupportKernels& support_;
+  Shape shape_;
+  ModulateProblem problem_;
+  float eps_;
+  std::int64_t elements_;
+  DeviceBuffer x_, embedding_, y_, mean_, rstd_, t_, u_, reference_out_, out_, copy_dst_;
+  DeviceAddress x_at_, scale_, shift_;
+};
+
+std::unique_ptr<Workload> make_layer_norm_modulate_workload(Backend& backend, const SupportKernels& support,
+                                                            const Shape& shape, const InputCase& input_case,
+                                                            std::uint64_t seed);
+
+}  // namespace exactune

@@ -1,0 +1,275 @@
+// The regression gate: its decisions on crafted sweeps, its JUnit output, and
+// the `exactune gate` command's exit codes on the sweeps in tests/data/gate.
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "catch.hpp"
+#include "cpu/run_cli.hpp"
+#include <exactune/error.hpp>
+#include "gate/gate.hpp"
+
+using namespace exactune;
+
+namespace {
+
+const std::string kGateData = std::string(EXACTUNE_TEST_DATA_DIR) + "/gate";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// An exact variant timed at `median_us`, its repetitions `spread` apart (relative).
+VariantResult timed(const std::string& name, double median_us, double spread = 0.01) {
+  VariantResult v;
+  v.variant = name;
+  v.exact = true;
+  v.cases_passed = v.cases_total = 8;
+  v.hot = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 7};
+  return v;
+}
+
+VariantResult incorrect(const std::string& name) {
+  VariantResult v;
+  v.variant = name;
+  v.cases_passed = 7;
+  v.cases_total = 8;
+  v.failure_kind = "incorrect";
+  v.failure = "offset100_e1e-6: 5 of 4587520 elements differ; first at row 400, column 1551: <0x3f80> & 0x3f81";
+  return v;
+}
+
+ShapeResult shape(const std::string& name, std::vector<VariantResult> variants) {
+  ShapeResult s;
+  s.shape.name = name;
+  s.variants = std::move(variants);
+  return s;
+}
+
+SweepResults sweep(std::vector<ShapeResult> shapes) {
+  SweepResults r;
+  r.family = "layer_norm_modulate";
+  r.reference_recipe = "aten-2.11";
+  r.device.name = "NVIDIA H200";
+  r.device.arch = "sm_90";
+  r.shapes = std::move(shapes);
+  return r;
+}
+
+// The baseline of most tests: "fast" (10 us) is the chosen configuration of "s".
+SweepResults baseline() { return sweep({shape("s", {timed("fast", 10.0), timed("slow", 12.0)})}); }
+
+const GateFinding* finding(const GateReport& report, GateChange change) {
+  for (const GateFinding& f : report.findings) {
+    if (f.change == change) return &f;
+  }
+  return nullptr;
+}
+
+CliResult run_gate(const std::string& args) { return run_cli("gate " + args); }
+
+std::string gate_pair(const std::string& baseline_file, const std::string& candidate_file) {
+  return fmt::format("--baseline '{}/{}' --candidate '{}/{}'", kGateData, baseline_file, kGateData, candidate_file);
+}
+
+}  // namespace
+
+TEST_CASE("identical sweeps pass, every chosen configuration within noise", "[gate]") {
+  const GateReport report = compare_sweeps(baseline(), baseline(), {});
+  CHECK(report.passed());
+  CHECK(report.count(GateChange::within_noise) == 1);
+  CHECK(gate_summary_line(report) ==
+        "gate: PASS: 0 lost exactness, 0 slower beyond noise, 1 within noise (threshold 5%)");
+}
+
+TEST_CASE("a variant that lost exactness fails the gate", "[gate]") {
+  SweepResults candidate = baseline();
+  candidate.shapes[0].variants[1] = incorrect("slow");
+  const GateReport report = compare_sweeps(baseline(), candidate, {});
+  CHECK_FALSE(report.passed());
+  const GateFinding* lost = finding(report, GateChange::lost_exactness);
+  REQUIRE(lost != nullptr);
+  CHECK(lost->variant == "slow");
+  CHECK(lost->verdict == GateVerdict::fail);
+  CHECK(contains(lost->message, "5 of 4587520 elements differ"));
+  CHECK(contains(gate_summary_line(report), "gate: FAIL: 1 lost exactness, 0 slower beyond noise"));
+
+  SECTION("a record that claims exactness without having run a case has lost it too") {
+    candidate.shapes[0].variants[1] = timed("slow", 12.0);
+    candidate.shapes[0].variants[1].cases_passed = candidate.shapes[0].variants[1].cases_total = 0;
+    CHECK(compare_sweeps(baseline(), candidate, {}).count(GateChange::lost_exactness) == 1);
+  }
+}
+
+TEST_CASE("the chosen configuration's slowdown is judged against noise and threshold", "[gate]") {
+  const auto gate = [](double candidate_median, double spread, double threshold = 0.05) {
+    const SweepResults candidate = sweep({shape("s", {timed("fast", candidate_median, spread), timed("slow", 12.0)})});
+    GateOptions options;
+    options.threshold = threshold;
+    const GateReport report = compare_sweeps(baseline(), candidate, options);
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].variant == "fast");
+    CHECK(report.findings[0].check == GateCheck::speed);
+    return report;
+  };
+  SECTION("beyond noise and threshold: fail") {
+    const GateReport report = gate(11.0, 0.01);
+    CHECK_FALSE(report.passed());
+    CHECK(report.findings[0].change == GateChange::slower);
+    CHECK(contains(report.findings[0].message, "10.0% slower"));
+    CHECK(contains(gate_summary_line(report), "1 slower beyond noise"));
+  }
+  SECTION("beyond the threshold but within the candidate's noise: pass, within noise") {
+    const GateReport report = gate(11.0, 0.15);
+    CHECK(report.passed());
+    CHECK(report.findings[0].change == GateChange::within_noise);
+    CHECK(contains(render_gate_table(report), "within noise: +10.0% (noise 15.0%)"));
+  }
+  SECTION("beyond noise but under the threshold: pass") {
+    const GateReport report = gate(10.3, 0.01);
+    CHECK(report.passed());
+    CHECK(report.findings[0].change == GateChange::slower_under_threshold);
+  }
+  SECTION("a lower threshold fails the same slowdown") { CHECK_FALSE(gate(10.3, 0.01, 0.02).passed()); }
+  SECTION("faster beyond noise: improved") {
+    const GateReport report = gate(9.0, 0.01);
+    CHECK(report.passed());
+    CHECK(report.findings[0].change == GateChange::improved);
+  }
+}
+
+TEST_CASE("a caller can name the chosen configuration per shape", "[gate]") {
+  // "slow" got 20% slower, which matters only when it is the one served.
+  const SweepResults candidate = sweep({shape("s", {timed("fast", 10.0), timed("slow", 14.4)})});
+  CHECK(compare_sweeps(baseline(), candidate, {}).passed());
+  GateOptions options;
+  options.chosen["s"] = "slow";
+  CHECK(compare_sweeps(baseline(), candidate, options).count(GateChange::slower) == 1);
+  options.chosen["s"] = "no_such_variant";
+  CHECK_THROWS_AS(compare_sweeps(baseline(), candidate, options), input_error);
+}
+
+TEST_CASE("new and removed variants and shapes", "[gate]") {
+  SECTION("a new variant passes with a note") {
+    SweepResults candidate = baseline();
+    candidate.shapes[0].variants.push_back(timed("new", 11.0));
+    const GateReport report = compare_sweeps(baseline(), candidate, {});
+    CHECK(report.passed());
+    const GateFinding* added = finding(report, GateChange::new_variant);
+    REQUIRE(added != nullptr);
+    CHECK(added->variant == "new");
+    CHECK(added->verdict == GateVerdict::note);
+    CHECK(contains(gate_summary_line(report), "1 new variant"));
+  }
+  SECTION("a removed variant that was not chosen passes with a note") {
+    SweepResults candidate = baseline();
+    candidate.shapes[0].variants.pop_back();
+    const GateReport report = compare_sweeps(baseline(), candidate, {});
+    CHECK(report.passed());
+    REQUIRE(finding(report, GateChange::removed_variant) != nullptr);
+    CHECK(finding(report, GateChange::removed_variant)->variant == "slow");
+  }
+  SECTION("a removed chosen variant fails, and says it was the chosen one") {
+    SweepResults candidate = baseline();
+    candidate.shapes[0].variants.erase(candidate.shapes[0].variants.begin());
+    const GateReport report = compare_sweeps(baseline(), candidate, {});
+    CHECK_FALSE(report.passed());
+    const GateFinding* removed = finding(report, GateChange::chosen_removed);
+    REQUIRE(removed != nullptr);
+    CHECK(removed->variant == "fast");
+    CHECK(contains(removed->message, "the chosen configuration of s"));
+    CHECK(finding(report, GateChange::removed_variant) == nullptr);  // said once, as the failure
+  }
+  SECTION("a chosen variant the candidate did not time fails") {
+    SweepResults candidate = baseline();
+    candidate.shapes[0].variants[0].hot.reset();
+    CHECK(compare_sweeps(baseline(), candidate, {}).count(GateChange::chosen_not_timed) == 1);
+  }
+  SECTION("a removed shape fails; a new one is a note") {
+    SweepResults candidate = baseline();
+    candidate.shapes[0].shape.name = "t";
+    const GateReport report = compare_sweeps(baseline(), candidate, {});
+    CHECK_FALSE(report.passed());
+    CHECK(report.count(GateChange::removed_shape) == 1);
+    CHECK(report.count(GateChange::new_shape) == 1);
+    CHECK(report.shapes == std::vector<std::string>{"s", "t"});
+  }
+}
+
+TEST_CASE("different GPUs are flagged; different families are refused", "[gate]") {
+  SweepResults candidate = baseline();
+  candidate.device.name = "NVIDIA H100";
+  const GateReport report = compare_sweeps(baseline(), candidate, {});
+  CHECK(report.passed());
+  REQUIRE(finding(report, GateChange::different_gpu) != nullptr);
+  CHECK(contains(render_gate_table(report), "NVIDIA H100 (sm_90)"));
+  candidate.family = "rms_norm_modulate";
+  CHECK_THROWS_AS(compare_sweeps(baseline(), candidate, {}), input_error);
+}
+
+TEST_CASE("JUnit XML: a test case per shape and check, a failure element for each failing one", "[gate]") {
+  SweepResults candidate = baseline();
+  candidate.shapes[0].variants[1] = incorrect("slow");
+  const std::string xml = gate_junit_xml(compare_sweeps(baseline(), candidate, {}));
+  INFO(xml);
+  CHECK(contains(xml, R"(<testsuite name="exactune-gate" tests="2" failures="1")"));
+  CHECK(contains(xml, R"(<testcase classname="exactune-gate.s" name="speed"/>)"));
+  CHECK(contains(xml, R"(<testcase classname="exactune-gate.s" name="exactness">)"));
+  CHECK(contains(xml, "<failure message=\"slow on s: was exact on 8/8 cases, now incorrect 7/8: "));
+  CHECK(contains(xml, "&lt;0x3f80&gt; &amp; 0x3f81"));  // escaped
+  CHECK_FALSE(contains(xml, "<0x3f80>"));
+}
+
+TEST_CASE("exactune gate: exit 0 on pass, 1 on fail, 2 on bad input", "[gate]") {
+  SECTION("pass") {
+    const CliResult r = run_gate(gate_pair("baseline.yaml", "candidate_pass.yaml"));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.output, "gate: PASS: 0 lost exactness, 0 slower beyond noise"));
+    CHECK(contains(r.output, "w16_r1_predicated_v16_reload"));  // the new variant's note
+    CHECK(contains(r.output, "slower under threshold: +3.6%"));
+  }
+  SECTION("fail, with a JUnit file") {
+    const auto junit = std::filesystem::temp_directory_path() / "exactune_gate_junit.xml";
+    std::filesystem::remove(junit);
+    const CliResult r =
+        run_gate(fmt::format("{} --junit '{}'", gate_pair("baseline.yaml", "candidate_fail.yaml"), junit.string()));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.output, "gate: FAIL: 1 lost exactness, 1 slower beyond noise"));
+    std::ifstream in(junit);
+    const std::string xml(std::istreambuf_iterator<char>(in), {});
+    CHECK(contains(xml, R"(failures="2")"));
+    CHECK(contains(xml,
+                   "<failure message=\"w4_r1_predicated_v8_reload, the chosen configuration of flux-1024px, is "
+                   "20.0% slower"));
+  }
+  SECTION("a lower --threshold fails the slowdown the default lets pass") {
+    CHECK(run_gate(gate_pair("baseline.yaml", "candidate_pass.yaml") + " --threshold 0.01").exit_code == 1);
+  }
+  SECTION("a missing file") {
+    const CliResult r = run_gate(gate_pair("baseline.yaml", "no_such_file.yaml"));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "no_such_file.yaml: cannot read the sweep file"));
+  }
+  SECTION("an invalid file names its line") {
+    const auto path = std::filesystem::temp_directory_path() / "exactune_gate_invalid.yaml";
+    std::ofstream(path) << "exactune_sweep: 1\nfamily: layer_norm_modulate\nfastest: yes\n";
+    const CliResult r =
+        run_gate(fmt::format("--baseline '{}/baseline.yaml' --candidate '{}'", kGateData, path.string()));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, path.string() + ":"));
+  }
+  SECTION("a JUnit file that cannot be written") {
+    const CliResult r = run_gate(gate_pair("baseline.yaml", "candidate_pass.yaml") + " --junit /dev/null/gate.xml");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "/dev/null/gate.xml"));
+  }
+  SECTION("a threshold that is no fraction") {
+    CHECK(run_gate(gate_pair("baseline.yaml", "candidate_pass.yaml") + " --threshold 5").exit_code == 2);
+  }
+}

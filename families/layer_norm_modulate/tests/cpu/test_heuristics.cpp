@@ -1,0 +1,510 @@
+// The chooser on recorded timings, heuristics.yaml, the generated header and
+// JSON (compiled and run as a consumer would), and summary.md with its heatmaps.
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include <exactune/error.hpp>
+#include "choose/heuristics.hpp"
+#include "report/heuristics_emitter.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include <exactune/space.hpp>
+#include "report/summary_report.hpp"
+#include "choose/targets.hpp"
+
+using namespace exactune;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The variants the recorded sweep uses, by the axes this test knows; any
+// further axis of the family takes its first value.
+constexpr const char* kAten = "w4_r1_predicated_v8_reload";
+constexpr const char* kRegisters = "w2_r1_predicated_v8_registers";
+constexpr const char* kWide = "w2_r1_predicated_v16_reload";
+constexpr const char* kWideNarrowed = "w2_r1_predicated_v8_reload";
+constexpr const char* kIncorrect = "w1_r1_predicated_v16_reload";  // the fastest of all, and not exact
+constexpr const char* kUntimed = "w4_r2_predicated_v8_reload";     // exact, never timed
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The first variant whose name is `prefix` or starts with "<prefix>_".
+Variant find_variant(const std::string& prefix) {
+  for (Candidate& c : enumerate_space(layer_norm_modulate_family(), 4096)) {
+    if (c.variant.name == prefix || c.variant.name.rfind(prefix + "_", 0) == 0) return std::move(c.variant);
+  }
+  FAIL("no variant " << prefix);
+  return {};
+}
+
+std::string full(const std::string& prefix) { return find_variant(prefix).name; }
+
+VariantResult variant(const std::string& prefix) {
+  Variant v = find_variant(prefix);
+  VariantResult r;
+  r.variant = v.name;
+  r.params = v.params;
+  return r;
+}
+
+VariantResult timed(const std::string& name, double median_us, double spread = 0.005) {
+  VariantResult v = variant(name);
+  v.exact = true;
+  v.cases_passed = v.cases_total = 9;
+  v.hot = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 20};
+  return v;
+}
+
+VariantResult incorrect(const std::string& name) {
+  VariantResult v = variant(name);
+  v.cases_total = 9;
+  v.failure_kind = "incorrect";
+  v.failure = "case a1_e1e-06, row 3, column 17: 0x3f80 vs 0x3f81 (1 ulp) | more";
+  v.hot = Timing{1.0, 1.0, 1.0, 20};  // a timing must not make it a candidate
+  return v;
+}
+
+VariantResult untimed(const std::string& name) {
+  VariantResult v = variant(name);
+  v.exact = true;
+  return v;
+}
+
+ShapeResult shape(const std::string& name, int batch, int tokens, int hidden, std::vector<VariantResult> variants) {
+  ShapeResult s;
+  s.shape = modulate_shape(name, batch, tokens, hidden, 1e-6, 1);
+  s.shape.model = "test model";
+  s.copy_hot = Timing{2.0, 2.0, 2.0, 20};
+  s.eager_hot = Timing{40.0, 40.0, 40.0, 20};
+  s.variants = std::move(variants);
+  return s;
+}
+
+// Hidden 2240: three buckets (37, 2048, 8192 rows) and a shape with nothing
+// timed; aten's launch shape is within noise of the best at 37 and 2048 rows
+// and 6.7% behind at 8192. Hidden 3072: two buckets that the wide variant wins.
+SweepResults recorded_sweep() {
+  SweepResults r;
+  r.device = {.name = "NVIDIA H200", .slug = "nvidia-h200", .arch = "sm_90", .sm_count = 132, .l2_bytes = 60 << 20,
+              .driver_version = 13000, .nvrtc_version = "13.0"};
+  r.family = "layer_norm_modulate";
+  r.reference_recipe = "torch 2.11 eager";
+  r.created = "2025-01-01T00:00:00Z";
+  r.wall_s = 12;
+  r.timing.hot = "CUDA graph of 20 launches";
+  r.timing.repetitions = 20;
+  r.shapes.push_back(shape("edge-37", 1, 37, 2240,
+                           {timed(kWide, 5.00), timed(kAten, 5.05), timed(kRegisters, 5.5), incorrect(kIncorrect),
+                            untimed(kUntimed)}));
+  r.shapes.push_back(shape("sana", 2, 1024, 2240,
+                           {timed(kAten, 10.0), timed(kWide, 10.1), timed(kRegisters, 11.0), incorrect(kIncorrect)}));
+  r.shapes.push_back(shape("untimed-4000", 1, 4000, 2240, {untimed(kAten), untimed(kWide)}));
+  r.shapes.push_back(shape("big", 1, 8192, 2240,
+                           {timed(kRegisters, 30.0), timed(kAten, 32.0), timed(kWide, 33.5), incorrect(kIncorrect)}));
+  r.shapes.push_back(shape("flux-image", 1, 4096, 3072, {timed(kWide, 20.0), timed(kRegisters, 21.0)}));
+  r.shapes.push_back(shape("flux-joint", 1, 4608, 3072, {timed(kWide, 22.0), timed(kRegisters, 23.0)}));
+  return r;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// A fresh folder under the system's temporary one, removed when the test ends.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag)
+      : path_(fs::temp_directory_path() / fmt::format("exactune-heuristics-{}-{}", tag, ::getpid())) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Runs a shell command with its output to a file; the exit code and the output.
+std::pair<int, std::string> run_shell(const std::string& command, const fs::path& log) {
+  const int status = std::system(fmt::format("{} > '{}' 2>&1", command, log.string()).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
+}
+
+// The message of the exactune::error `action` throws.
+template <typename Action>
+std::string error_of(Action action) {
+  try {
+    action();
+  } catch (const error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string parse_error(const std::string& yaml) {
+  return error_of([&] { parse_heuristics_yaml(yaml, "h.yaml"); });
+}
+
+std::string spelled(const std::vector<Param>& params) {
+  std::string text;
+  for (const Param& p : params) text += fmt::format("{}={} ", p.axis, p.value);
+  return text;
+}
+
+// Margins are rounded to 1e-4 when chosen.
+bool near(std::optional<double> margin, double expected) { return margin && std::abs(*margin - expected) <= 0.5e-4; }
+
+// The yaml with the first occurrence of `from` replaced, and the 1-based line it is on.
+std::pair<std::string, int> edited(std::string yaml, const std::string& from, const std::string& to) {
+  const std::size_t at = yaml.find(from);
+  REQUIRE(at != std::string::npos);
+  const int line = 1 + static_cast<int>(std::count(yaml.begin(), yaml.begin() + static_cast<long>(at), '\n'));
+  return {yaml.replace(at, from.size(), to), line};
+}
+
+}  // namespace
+
+TEST_CASE("the chooser buckets rows and prefers one configuration within noise", "[heuristics]") {
+  const Heuristics h = choose_heuristics(recorded_sweep());
+  CHECK(h.family == "layer_norm_modulate");
+  CHECK(h.device.slug == "nvidia-h200");
+  REQUIRE(h.device.choices.size() == 5);
+  const auto& c = h.device.choices;
+
+  SECTION("buckets end at the geometric midpoints of the timed row counts; the last is unbounded") {
+    // floor(sqrt(37 * 2048)) = 275, sqrt(2048 * 8192) = 4096; the untimed 4000-row shape makes no bucket.
+    CHECK(c[0].size == 2240);
+    CHECK(c[0].max_rows == 275);
+    CHECK(c[1].max_rows == 4096);
+    CHECK_FALSE(c[2].max_rows.has_value());
+    CHECK(c[3].size == 3072);
+    CHECK(c[3].max_rows == 4344);  // floor(sqrt(4096 * 4608)) = floor(4344.46)
+    CHECK_FALSE(c[4].max_rows.has_value());
+    CHECK(h.device.choice_for(2240, 275) == &c[0]);
+    CHECK(h.device.choice_for(2240, 276) == &c[1]);
+    CHECK(h.device.choice_for(2240, 1 << 30) == &c[2]);
+    CHECK(h.device.choice_for(1024, 10) == nullptr);
+  }
+  SECTION("the shared configuration is kept where it is within noise of the bucket's best") {
+    CHECK(c[0].chosen.variant == full(kAten));  // 1% behind the wide variant: within the 2% floor
+    CHECK(c[0].shared);
+    CHECK(c[0].runner_up == full(kWide));
+    CHECK(near(c[0].margin, 5.00 / 5.05 - 1));
+    CHECK(*c[0].margin < 0);
+    CHECK(c[1].chosen.variant == full(kAten));
+    CHECK(c[1].shared);
+    CHECK(near(c[1].margin, 0.01));
+  }
+  SECTION("a bucket takes its own best where the shared configuration is beyond noise") {
+    CHECK(c[2].chosen.variant == full(kRegisters));
+    CHECK_FALSE(c[2].shared);
+    CHECK(c[2].runner_up == full(kAten));
+    CHECK(near(c[2].margin, 32.0 / 30.0 - 1));
+    CHECK(c[2].median_us == 30.0);
+    CHECK(c[2].shape == "big");
+    CHECK(spelled(c[2].chosen.params) == spelled(variant(full(kRegisters)).params));
+  }
+  SECTION("non-exact and untimed variants are never chosen nor runners-up") {
+    for (const Choice& choice : c) {
+      CHECK(choice.chosen.variant != full(kIncorrect));
+      CHECK(choice.chosen.variant != full(kUntimed));
+      CHECK(choice.runner_up != full(kIncorrect));
+    }
+  }
+  SECTION("the device default is the configuration chosen most often; ties go to the one timed everywhere") {
+    // aten's shape and the wide variant are chosen twice each; aten's was not timed at hidden 3072.
+    CHECK(h.device.default_configuration.variant == full(kWide));
+    CHECK(h.global_default.variant == full(kAten));
+    CHECK(spelled(h.global_default.params) == spelled(variant(full(kAten)).params));
+  }
+}
+
+TEST_CASE("a large spread widens the noise, so the shared configuration holds", "[heuristics]") {
+  SweepResults r = recorded_sweep();
+  r.shapes[3].variants[1] = timed(full(kAten), 32.0, 0.08);  // 6.7% behind, but its repetitions spread 8%
+  const Heuristics h = choose_heuristics(r);
+  CHECK(h.device.choices[2].chosen.variant == full(kAten));
+  CHECK(h.device.choices[2].shared);
+  ChooserOptions strict;
+  strict.min_noise = 0;
+  CHECK(choose_heuristics(recorded_sweep(), strict).device.choices[0].chosen.variant == full(kWide));
+}
+
+TEST_CASE("a sweep without timings gives nothing to choose from", "[heuristics]") {
+  SweepResults r = recorded_sweep();
+  for (ShapeResult& s : r.shapes) {
+    for (VariantResult& v : s.variants) v.hot.reset();
+  }
+  CHECK(contains(error_of([&] { choose_heuristics(r); }), "nothing to choose from"));
+}
+
+TEST_CASE("contenders are the fastest exact variants of each timed shape", "[heuristics]") {
+  const auto top = contenders(recorded_sweep(), 2);
+  REQUIRE(top.size() == 5);  // the untimed shape has none
+  CHECK(top[0].first == "edge-37");
+  CHECK(top[0].second == std::vector<std::string>{full(kWide), full(kAten)});
+  CHECK(top[3].first == "flux-image");
+}
+
+TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte for byte", "[heuristics]") {
+  const Heuristics chosen = choose_heuristics(recorded_sweep());
+  const std::string yaml = to_heuristics_yaml(chosen);
+  INFO(yaml);
+  CHECK(yaml.rfind("# exactune heuristics: chosen by exactune from reports/nvidia-h200/layer_norm_modulate/sweep.yaml "
+                   "(NVIDIA H200); the header and JSON are generated from this file.\n",
+                   0) == 0);
+  CHECK(contains(yaml, "# For a GPU without a table: aten's own launch shape"));
+  CHECK(contains(yaml, "# Per size (hidden), row counts fall into buckets"));
+  CHECK(contains(yaml, "  choices:\n    - hidden: 2240\n      max_rows: 275\n"));  // the family's size parameter
+  CHECK(contains(yaml, "params: {num_warps: 4, rows_per_cta: 1, tail: predicated, vector_bytes: 8, pass2: reload"));
+
+  const Heuristics parsed = parse_heuristics_yaml(yaml, "h.yaml");
+  CHECK(to_heuristics_yaml(parsed) == yaml);
+  REQUIRE(parsed.device.choices.size() == chosen.device.choices.size());
+  for (std::size_t i = 0; i < parsed.device.choices.size(); ++i) {
+    CHECK(parsed.device.choices[i].median_us == chosen.device.choices[i].median_us);
+    CHECK(parsed.device.choices[i].margin == chosen.device.choices[i].margin);
+    CHECK(parsed.device.choices[i].max_rows == chosen.device.choices[i].max_rows);
+  }
+  CHECK(emit_header(parsed) == emit_header(chosen));
+  CHECK(emit_json(parsed) == emit_json(chosen));
+
+  const std::string header = emit_header(parsed);
+  CHECK(header.rfind("// Generated by exactune emit-header from heuristics.yaml; do not edit.\n", 0) == 0);
+  // A namespace per family, so that the headers of several families can be included together.
+  CHECK(contains(header, "\nnamespace exactune_heuristics::layer_norm_modulate {\n"));
+  CHECK(contains(header, "}  // namespace exactune_heuristics::layer_norm_modulate\n"));
+  CHECK(contains(header, "constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int hidden, long long rows)"));
+  CHECK(contains(header, "      if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;\n"));
+  const std::string json = emit_json(parsed);
+  CHECK(json.rfind("{\n  \"generated\": \"by exactune emit-header from heuristics.yaml; do not edit\",", 0) == 0);
+  CHECK(contains(json, "\"family\": \"layer_norm_modulate\""));
+  CHECK(contains(json, "\"hidden\": 2240,"));
+  CHECK(contains(json, "\"max_rows\": null"));
+  CHECK(contains(json, "\"fallback\""));
+  CHECK(contains(json, "\"default_fallbacks\": [\n        {\n          \"axis\": \"vector_bytes\",\n          \"from\": 16,\n"
+                       "          \"to\": 8,\n          \"multiple\": 8,\n"));
+}
+
+TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics]") {
+  const std::string yaml = to_heuristics_yaml(choose_heuristics(recorded_sweep()));
+  struct Edit {
+    const char* from;
+    const char* to;
+    const char* what;
+    int offset = 0;  // the error names the line of `from`, or the one this many lines below it
+  };
+  const Edit edits[] = {
+      {"      shared: true", "      shared: maybe", "shared must be true or false"},
+      {"median_us: 5.05", "median_us: fast", "median_us must be a number"},
+      {"sm_count: 132", "sm_count: -1", "sm_count must be > 0"},
+      {"arch: sm_90", "arch: hopper", "no GPU architecture"},
+      {"format_version: 1", "format_version: 7", "reads version 1"},
+      {"family: layer_norm_modulate", "family: rms_norm", "family: no kernel family named 'rms_norm'"},
+      {"    - hidden: 3072\n", "    - hidden: -3\n", "hidden must be > 0"},
+      {"    - hidden: 3072\n", "    - size: 3072\n", "unknown key 'size' in a choice"},
+      // The device default's params come first; num_warps: 4 first appears in the first choice.
+      {"tail: predicated", "tail: peeled", "params spell variant"},
+      {"num_warps: 4", "num_warps: four", "num_warps 'four' is not one of"},
+      {"num_warps: 4, rows_per_cta: 1", "rows_per_cta: 1, num_warps: 4", "in this order"},
+      {"      shape: edge-37\n", "      shape: edge-37\n      colour: blue\n", "unknown key 'colour'", 1},
+      {"      shape: edge-37\n", "      shape: edge-37\n      shape: again\n", "appears twice", 1},
+      {"      max_rows: 4096\n", "      max_rows: 100\n", "does not ascend"},
+      {"      median_us: 30\n", "      median_us: 30\n      max_rows: 9999999\n", "must have no max_rows", 1},
+      {"      margin: 0.01\n", "", "runner_up and margin come together", -1},
+  };
+  for (const Edit& e : edits) {
+    const auto [text, line] = edited(yaml, e.from, e.to);
+    const std::string message = parse_error(text);
+    INFO(e.from << " -> " << e.to << ": " << message);
+    CHECK(message.rfind(fmt::format("h.yaml:{}: ", line + e.offset), 0) == 0);
+    CHECK(contains(message, e.what));
+  }
+  CHECK(contains(parse_error("device: [1"), "h.yaml:"));
+}
+
+TEST_CASE("the generated header compiles as C++17 and selects through the fallback chain", "[heuristics]") {
+  const TempDir dir("header");
+  write_text(dir.path() / kHeuristicsHeaderFile, emit_header(choose_heuristics(recorded_sweep())));
+  write_text(dir.path() / "probe.cpp", R"(#include <cstdio>
+#include "exactune_heuristics.hpp"
+using namespace exactune_heuristics::layer_norm_modulate;
+static_assert(select(9, 0, 132, 2240, 8192).num_warps == 2, "select is usable at compile time");
+void show(const char* what, int major, int minor, int sms, int hidden, long long rows) {
+  const LaunchConfig c = select(major, minor, sms, hidden, rows);
+  std::printf("%s %s %d %d %d %d %d\n", what, c.variant, c.num_warps, c.rows_per_cta, int(c.tail), c.vector_bytes,
+              int(c.pass2));
+}
+int main() {
+  show("bucket-37", 9, 0, 132, 2240, 37);
+  show("bucket-edge", 9, 0, 132, 2240, 275);
+  show("bucket-next", 9, 0, 132, 2240, 276);
+  show("bucket-last", 9, 0, 132, 2240, 1000000);
+  show("d3072", 9, 0, 132, 3072, 4608);
+  show("untuned-hidden", 9, 0, 132, 1024, 10);
+  show("same-arch", 9, 0, 114, 2240, 37);
+  show("same-arch-hidden-4mod8", 9, 0, 114, 2244, 37);
+  show("other-arch", 8, 0, 108, 2240, 37);
+}
+)");
+  const std::string compiler = fmt::format("c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I'{0}' '{0}/probe.cpp' -o '{0}/probe'",
+                                           dir.path().string());
+  const auto [compiled, compile_log] = run_shell(compiler, dir.path() / "compile.log");
+  INFO(compile_log);
+  REQUIRE(compiled == 0);
+  const auto [ran, output] = run_shell(fmt::format("'{}/probe'", dir.path().string()), dir.path() / "run.log");
+  REQUIRE(ran == 0);
+  CHECK(output == fmt::format("bucket-37 {0} 4 1 0 8 0\n"
+                              "bucket-edge {0} 4 1 0 8 0\n"
+                              "bucket-next {0} 4 1 0 8 0\n"
+                              "bucket-last {1} 2 1 0 8 1\n"
+                              "d3072 {2} 2 1 0 16 0\n"
+                              "untuned-hidden {2} 2 1 0 16 0\n"
+                              "same-arch {2} 2 1 0 16 0\n"
+                              "same-arch-hidden-4mod8 {3} 2 1 0 8 0\n"
+                              "other-arch {0} 4 1 0 8 0\n",
+                              full(kAten), full(kRegisters), full(kWide), full(kWideNarrowed)));
+}
+
+TEST_CASE("exactune emit-header writes the header and JSON next to the yaml", "[heuristics]") {
+  const TempDir dir("cli");
+  const Heuristics h = choose_heuristics(recorded_sweep());
+  write_text(dir.path() / "heuristics.yaml", to_heuristics_yaml(h));
+  const auto [code, output] = run_shell(
+      fmt::format("'{}' emit-header --from '{}/heuristics.yaml'", EXACTUNE_CLI, dir.path().string()),
+      dir.path() / "cli.log");
+  INFO(output);
+  CHECK(code == 0);
+  CHECK(read_text(dir.path() / kHeuristicsHeaderFile) == emit_header(h));
+  CHECK(read_text(dir.path() / kHeuristicsJsonFile) == emit_json(h));
+
+  write_text(dir.path() / "bad.yaml", "format_version: 1\nfamily: rms_norm\n");
+  const auto [bad_code, bad_output] = run_shell(
+      fmt::format("'{}' emit-header --from '{}/bad.yaml'", EXACTUNE_CLI, dir.path().string()), dir.path() / "bad.log");
+  CHECK(bad_code == 2);
+  CHECK(contains(bad_output, "bad.yaml:"));
+}
+
+TEST_CASE("committed reports: header and JSON are what heuristics.yaml generates", "[heuristics][committed]") {
+  // reports/<gpu>/<family>/, of every family this binary links.
+  const fs::path reports = fs::path(EXACTUNE_SOURCE_DIR) / "reports";
+  int checked = 0;
+  if (fs::is_directory(reports)) {
+    for (const fs::directory_entry& gpu : fs::directory_iterator(reports)) {
+      if (!gpu.is_directory()) continue;
+      for (const fs::directory_entry& entry : fs::directory_iterator(gpu.path())) {
+        const fs::path yaml = entry.path() / "heuristics.yaml";
+        if (!fs::is_regular_file(yaml)) continue;
+        INFO(yaml.string() << ": regenerate with `exactune emit-header --from " << yaml.string() << "`");
+        const Heuristics h = load_heuristics_file(yaml.string());
+        CHECK(read_text(entry.path() / kHeuristicsHeaderFile) == emit_header(h));
+        CHECK(read_text(entry.path() / kHeuristicsJsonFile) == emit_json(h));
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0) WARN("no reports/*/*/heuristics.yaml under " << reports.string() << " yet: nothing to compare");
+}
+
+TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen variant", "[heuristics][summary]") {
+  const SweepResults r = recorded_sweep();
+  const std::string md = summary_markdown(r, choose_heuristics(r));
+  INFO(md);
+  CHECK(md.rfind("# exactune sweep: NVIDIA H200 (sm_90, 132 SMs), CUDA driver 13.0, NVRTC 13.0\n", 0) == 0);
+  // The parameters that differ between shapes in the table, the others said once.
+  CHECK(contains(md, "Every shape has eps=1.0e-06, modulation_rows=1.\n\n| shape | (batch, tokens, hidden) | rows |"));
+  CHECK(contains(md, "for the shape's size (hidden) and row count."));
+  CHECK(contains(md, "hidden 2240, big:\n"));
+  // Hot columns, then cold ones (copy, best, ratio), then the chosen variant.
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | `{0}` | 10.00 | 5.00 | 4.00× |",
+                                 full(kAten))));
+  CHECK(contains(md, fmt::format("| `{0}` | 3/4 |", full(kAten))));
+  CHECK(contains(md, "| cold copy µs | cold best µs | cold best/copy |"));
+  CHECK(contains(md, "## What each axis is worth"));
+  CHECK(contains(md, "| shape | num_warps | rows_per_cta |"));
+  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — |"));
+  CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
+  CHECK(contains(md, "\\| more"));  // a '|' in a failure cannot break the list
+  CHECK(contains(md, "](heatmap_big.svg)"));
+  CHECK(contains(md, "](heatmap_flux-joint.svg)"));
+  CHECK(summary_heatmaps(r).size() == 2);
+}
+
+TEST_CASE("summary.md sets each target against the sweep, with the reason for a miss", "[heuristics][summary]") {
+  const SweepResults r = recorded_sweep();
+  CHECK_FALSE(contains(summary_markdown(r, choose_heuristics(r)), "## Targets"));
+  const Targets targets = parse_targets_yaml(
+      "targets:\n"
+      "  - {shape: sana, best_over_copy: 5.0}\n"
+      "  - {shape: edge-37, best_over_copy: 2.4, reason_if_missed: \"one row's chain | launch\"}\n"
+      "  - {shape: flux-image, best_over_copy: 1.05}\n"
+      "  - {shape: untimed-4000, best_over_copy: 1.5}\n"
+      "  - {shape: gone, best_over_copy: 1.5}\n",
+      "targets.yaml");
+  const std::string md = summary_markdown(r, choose_heuristics(r), targets);
+  INFO(md);
+  CHECK(contains(md, "| sana | ≤ 5.00 | 5.000 | — | yes |  |\n"));  // the copy is 2.00, the best 10.00
+  CHECK(contains(md, "| edge-37 | ≤ 2.40 | 2.500 | — | no | one row's chain \\| launch |\n"));
+  CHECK(contains(md, "| flux-image | ≤ 1.05 | 10.000 | — | no | none recorded |\n"));
+  CHECK(contains(md, "| untimed-4000 | ≤ 1.50 | — | — | not timed |  |\n"));
+  CHECK(contains(md, "| gone | ≤ 1.50 | — | — | not swept |  |\n"));
+}
+
+TEST_CASE("targets.yaml errors name the file and line", "[heuristics][summary]") {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_targets_yaml(text, "t.yaml");
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("targets:\n  - shape: a\n    best: 1.1\n") ==
+        "t.yaml:3: unknown key 'best' in a target (known: shape, best_over_copy, reason_if_missed)");
+  CHECK(error_of("targets:\n  - shape: a\n    best_over_copy: 0.9\n") ==
+        "t.yaml:3: best_over_copy 0.9 is no target: the copy itself is 1.0");
+  CHECK(error_of("targets:\n  - shape: a\n    best_over_copy: fast\n") ==
+        "t.yaml:3: best_over_copy must be a number, got 'fast'");
+  CHECK(error_of("targets:\n  - shape: a\n") == "t.yaml:2: a target is missing key 'best_over_copy'");
+  CHECK(error_of("targets:\n  - {shape: a, best_over_copy: 1.1}\n  - {shape: a, best_over_copy: 1.2}\n") ==
+        "t.yaml:3: shape 'a' has a target already");
+  CHECK(error_of("targets:\n  - {shape: '', best_over_copy: 1.1}\n") == "t.yaml:2: a target needs a shape name");
+  CHECK(error_of("targets: 3\n") == "t.yaml:1: targets must be a list, got '3'");
+  CHECK(error_of("shapes: []\n") == "t.yaml:1: unknown key 'shapes' in the top level (known: targets)");
+}
+
+TEST_CASE("heatmaps: one panel per tail strategy, grey where no variant is exact", "[heuristics][summary]") {
+  SweepResults r = recorded_sweep();
+  r.shapes[3].shape.name = "big<&>";
+  const std::string svg = heatmap_svg(r, 2240, "big<&>");
+  INFO(svg);
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK(svg.ends_with("</svg>\n"));
+  CHECK(contains(svg, "big&lt;&amp;&gt;"));
+  CHECK(contains(svg, "hot median / copy by num_warps × rows_per_cta (hidden=2240, rows=8192)"));
+  CHECK(contains(svg, "tail: predicated"));
+  CHECK(contains(svg, "tail: peeled"));
+  CHECK(contains(svg, "15.00×"));  // the fastest cell: 30 us over a 2 us copy
+  CHECK(contains(svg, "v8 registers"));
+  // 5 warps x 4 rows x 2 tails cells; 2 timed (w2_r1 and w4_r1, predicated).
+  std::size_t grey = 0;
+  for (std::size_t at = svg.find("fill=\"#c8c8c8\""); at != std::string::npos; at = svg.find("fill=\"#c8c8c8\"", at + 1)) {
+    ++grey;
+  }
+  CHECK(grey == 40 - 2 + 1);  // and the legend's swatch
+  CHECK(contains(error_of([&] { heatmap_svg(r, 3072, "big<&>"); }), "no shape big<&> at hidden 3072"));
+}

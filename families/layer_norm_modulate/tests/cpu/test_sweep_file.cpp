@@ -1,0 +1,328 @@
+// sweep.yaml: what is written reads back the same, to the last bit of every
+// double, and a damaged file is refused with its line.
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "catch.hpp"
+#include <exactune/error.hpp>
+#include <exactune/family.hpp>
+#include <exactune/shapes.hpp>
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "store/sweep_file.hpp"
+
+using namespace exactune;
+
+namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+Timing timing(double median, double min, double max, int samples) { return {median, min, max, samples}; }
+
+// Values chosen to trip a writer up: doubles with no short decimal form,
+// integers past 32 bits, strings a YAML reader would take for numbers, bools
+// or syntax.
+SweepResults awkward_results() {
+  SweepResults r;
+  r.device = {"NVIDIA H200", "nvidia-h200", "sm_90", 132, 62914560, 3201000, 5120, 13000, "13.0"};
+  r.family = "layer_norm_modulate";
+  r.reference_recipe = "aten-2.11-vectorized-layer-norm-v4x128";
+  r.created = "2026-11-30T01:02:03Z";
+  r.wall_s = 123.4;
+  r.timing = {"CUDA graph of 20 launches, replayed; events around each replay",
+              "L2 flushed: memset of 2x L2 before each launch", 7, 0.05};
+
+  ShapeResult sana;
+  sana.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
+  sana.shape.model = "Sana 1024px";
+  sana.bytes_moved = 18350080;
+  sana.copy_hot = timing(3.61, 3.6, 3.7, 7);
+  sana.copy_cold = timing(1.0 / 3.0, 0.1, 0.30000000000000004, 7);
+  sana.eager_hot = timing(21.0, 20.5, 22.25, 7);
+  VariantResult fast;
+  fast.variant = "w4_r1_predicated_v8_reload";
+  fast.params = {
+      {"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"}, {"vector_bytes", "8"}, {"pass2", "reload"}};
+  fast.registers = 40;
+  fast.exact = true;
+  fast.cases_passed = fast.cases_total = 8;
+  fast.hot = timing(10.1, 10.0, 10.3, 7);
+  fast.cold = timing(14.2, 14.0, 1e21, 5);
+  VariantResult wrong;
+  wrong.variant = "w8_r2_peeled_v16_smem";
+  wrong.params = {{"axis", "true"}, {"odd: key", "null"}, {"empty", ""}};
+  wrong.registers = 255;
+  wrong.spill_bytes = 96;
+  wrong.cases_passed = 3;
+  wrong.cases_total = 8;
+  wrong.failure_kind = "incorrect";
+  wrong.failure =
+      "offset100_e1e-6: 5 of 4587520 elements differ; first at row 400, column 1551: \"0x3f80\" vs "
+      "0x3f81 # not a comment\n\tsecond line \\ backslash, caf\xc3\xa9";
+  sana.variants = {fast, wrong};
+
+  ShapeResult empty;  // no timings, no variants
+  empty.shape = modulate_shape("tiny", 1, 1, 4, 0.1, 1);
+  empty.shape.model = "yes";
+  r.shapes = {sana, empty};
+  return r;
+}
+
+void check_same(const std::optional<Timing>& a, const std::optional<Timing>& b) {
+  REQUIRE(a.has_value() == b.has_value());
+  if (!a) return;
+  CHECK(a->median_us == b->median_us);
+  CHECK(a->min_us == b->min_us);
+  CHECK(a->max_us == b->max_us);
+  CHECK(a->samples == b->samples);
+}
+
+void check_same(const VariantResult& a, const VariantResult& b) {
+  INFO("variant " << a.variant);
+  CHECK(a.variant == b.variant);
+  REQUIRE(a.params.size() == b.params.size());
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    CHECK(a.params[i].axis == b.params[i].axis);
+    CHECK(a.params[i].value == b.params[i].value);
+  }
+  CHECK(a.registers == b.registers);
+  CHECK(a.spill_bytes == b.spill_bytes);
+  CHECK(a.exact == b.exact);
+  CHECK(a.cases_passed == b.cases_passed);
+  CHECK(a.cases_total == b.cases_total);
+  CHECK(a.failure_kind == b.failure_kind);
+  CHECK(a.failure == b.failure);
+  check_same(a.hot, b.hot);
+  check_same(a.cold, b.cold);
+}
+
+void check_same(const ShapeResult& a, const ShapeResult& b) {
+  INFO("shape " << a.shape.name);
+  CHECK(a.shape.name == b.shape.name);
+  CHECK(a.shape.model == b.shape.model);
+  REQUIRE(a.shape.parameters.size() == b.shape.parameters.size());
+  for (std::size_t i = 0; i < a.shape.parameters.size(); ++i) {
+    CHECK(a.shape.parameters[i].name == b.shape.parameters[i].name);
+    CHECK(a.shape.parameters[i].value == b.shape.parameters[i].value);
+    CHECK(a.shape.parameters[i].integer == b.shape.parameters[i].integer);
+  }
+  CHECK(a.shape.size == b.shape.size);
+  CHECK(a.shape.row_count == b.shape.row_count);
+  CHECK(a.bytes_moved == b.bytes_moved);
+  check_same(a.copy_hot, b.copy_hot);
+  check_same(a.copy_cold, b.copy_cold);
+  check_same(a.eager_hot, b.eager_hot);
+  check_same(a.eager_cold, b.eager_cold);
+  REQUIRE(a.variants.size() == b.variants.size());
+  for (std::size_t i = 0; i < a.variants.size(); ++i) check_same(a.variants[i], b.variants[i]);
+}
+
+void check_same(const SweepResults& a, const SweepResults& b) {
+  CHECK(a.device.name == b.device.name);
+  CHECK(a.device.slug == b.device.slug);
+  CHECK(a.device.arch == b.device.arch);
+  CHECK(a.device.sm_count == b.device.sm_count);
+  CHECK(a.device.l2_bytes == b.device.l2_bytes);
+  CHECK(a.device.memory_clock_khz == b.device.memory_clock_khz);
+  CHECK(a.device.memory_bus_bits == b.device.memory_bus_bits);
+  CHECK(a.device.driver_version == b.device.driver_version);
+  CHECK(a.device.nvrtc_version == b.device.nvrtc_version);
+  CHECK(a.family == b.family);
+  CHECK(a.reference_recipe == b.reference_recipe);
+  CHECK(a.created == b.created);
+  CHECK(a.wall_s == b.wall_s);
+  CHECK(a.timing.hot == b.timing.hot);
+  CHECK(a.timing.cold == b.timing.cold);
+  CHECK(a.timing.repetitions == b.timing.repetitions);
+  CHECK(a.timing.max_spread == b.timing.max_spread);
+  REQUIRE(a.shapes.size() == b.shapes.size());
+  for (std::size_t i = 0; i < a.shapes.size(); ++i) check_same(a.shapes[i], b.shapes[i]);
+}
+
+// A small valid file; tests damage one line of it. Line numbers matter.
+const std::string kValid =
+    "exactune_sweep: 1\n"                  // 1
+    "family: layer_norm_modulate\n"        // 2
+    "reference_recipe: r\n"                // 3
+    "created: \"2026-11-30T01:02:03Z\"\n"  // 4
+    "wall_s: 1.5\n"                        // 5
+    "gpu: {name: G, slug: g, arch: sm_90, sm_count: 1, l2_bytes: 2, memory_clock_khz: 3, memory_bus_bits: 4, "
+    "driver_version: 5, nvrtc_version: \"13.0\"}\n"                  // 6
+    "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05}\n"  // 7
+    "shapes:\n"                                                      // 8
+    "  - name: s\n"                                                  // 9
+    "    model: m\n"                                                 // 10
+    "    batch: 1\n"                                                 // 11
+    "    tokens: 2\n"                                                // 12
+    "    hidden: 64\n"                                               // 13
+    "    eps: 1.0e-06\n"                                             // 14
+    "    modulation_rows: 1\n"                                      // 15
+    "    bytes_moved: 1024\n"                                        // 16
+    "    copy_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"   // 17
+    "    variants:\n"                                                // 18
+    "      - variant: v\n"                                           // 19
+    "        params: {num_warps: \"4\"}\n"                           // 20
+    "        registers: 40\n"                                        // 21
+    "        spill_bytes: 0\n"                                       // 22
+    "        exact: true\n"                                          // 23
+    "        cases: \"8/8\"\n"                                       // 24
+    "        median_us: 4.0\n"                                       // 25
+    "        min_us: 3.9\n"                                          // 26
+    "        max_us: 4.1\n"                                          // 27
+    "        samples: 7\n"                                           // 28
+    "        copy_ratio: 2.0\n";                                     // 29
+
+// kValid with line `line` (1-based) replaced by `text` (nothing: removed).
+std::string with_line(int line, const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  for (int n = 1; start < kValid.size(); ++n) {
+    const std::size_t end = kValid.find('\n', start) + 1;
+    if (n != line) {
+      out += kValid.substr(start, end - start);
+    } else if (!text.empty()) {
+      out += text + "\n";
+    }
+    start = end;
+  }
+  return out;
+}
+
+std::string error_for(const std::string& yaml) {
+  try {
+    parse_sweep_yaml(yaml, "t.yaml");
+  } catch (const exactune::error& e) {
+    return e.what();
+  }
+  FAIL("parsed without an error:\n" << yaml);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a sweep written and read back is the same, to the bit", "[sweep_file]") {
+  const SweepResults original = awkward_results();
+  const std::string text = to_sweep_yaml(original);
+  INFO(text);
+  const SweepResults read = parse_sweep_yaml(text, "roundtrip.yaml");
+  check_same(original, read);
+  CHECK(to_sweep_yaml(read) == text);
+}
+
+TEST_CASE("the written file reads well and keeps to YAML every reader agrees on", "[sweep_file]") {
+  const std::string text = to_sweep_yaml(awkward_results());
+  CHECK(text.rfind("# exactune sweep results: measured by exactune sweep on NVIDIA H200; input to heuristics.yaml "
+                   "and the gate.\nexactune_sweep: 1\n",
+                   0) == 0);
+  CHECK(contains(text, "    eps: 1.0e-06\n"));  // a '.' in every double, for YAML 1.1 readers
+  // The parameters in the family's order, between the model and bytes_moved.
+  CHECK(contains(text,
+                 "    model: Sana 1024px\n    batch: 2\n    tokens: 1024\n    hidden: 2240\n    eps: 1.0e-06\n"
+                 "    modulation_rows: 6\n    bytes_moved: 18350080\n"));
+  CHECK(contains(text,
+                 "        params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
+                 "pass2: reload}\n"));
+  CHECK(contains(text, "    model: \"yes\"\n"));  // not a bool
+  CHECK(contains(text, "        copy_ratio: 2.798\n"));
+  CHECK(contains(text, "        cold_samples: 5\n"));
+  CHECK(contains(text, "    variants: []\n"));
+  CHECK(contains(text,
+                 "    copy_cold_us: {median: 0.3333333333333333, min: 0.1, max: 0.30000000000000004, samples: 7}\n"));
+  CHECK_FALSE(contains(text, "eager_cold_us"));  // absent when not measured
+}
+
+TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
+  const SweepResults r = awkward_results();
+  REQUIRE(r.find("tiny") != nullptr);
+  CHECK(r.find("tiny")->shape.size == 4);
+  CHECK(r.find("nope") == nullptr);
+  const ShapeResult& sana = *r.find("sana-1024px");
+  REQUIRE(sana.find("w8_r2_peeled_v16_smem") != nullptr);
+  CHECK(sana.find("w8_r2_peeled_v16_smem")->registers == 255);
+  CHECK(sana.find("w1") == nullptr);
+}
+
+TEST_CASE("the sample file parses, copy_ratio is tolerated and not read", "[sweep_file]") {
+  const SweepResults r = parse_sweep_yaml(kValid, "t.yaml");
+  REQUIRE(r.shapes.size() == 1);
+  // The family derives the size and rows from the parameters.
+  CHECK(r.shapes[0].shape.size == 64);
+  CHECK(r.shapes[0].shape.rows() == 2);
+  CHECK(r.shapes[0].shape.describe_parameters() == "batch=1, tokens=2, hidden=64, eps=1.0e-06, modulation_rows=1");
+  // A parameter with a default may be left out.
+  CHECK(parse_sweep_yaml(with_line(15, ""), "t.yaml").shapes[0].shape.integer("modulation_rows") == 1);
+  const VariantResult& v = r.shapes[0].variants.at(0);
+  CHECK(v.exact);
+  CHECK(v.cases_passed == 8);
+  REQUIRE(v.hot);
+  CHECK(v.hot->median_us == 4.0);
+  CHECK_FALSE(v.cold);
+  CHECK(r.device.nvrtc_version == "13.0");
+}
+
+TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
+  struct Damage {
+    int line;
+    std::string text;
+    std::string_view expected;
+  };
+  const Damage cases[] = {
+      {1, "exactune_sweep: 2", "t.yaml:1: exactune_sweep: 2 is a format this exactune does not read"},
+      {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
+      {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
+      {11, "    batch: \"1\"", "t.yaml:11: batch must be an integer, got the quoted string \"1\""},
+      {11, "    batch: 1.5", "t.yaml:11: batch must be an integer, got '1.5'"},
+      {11, "    batch:", "t.yaml:11: batch has no value"},
+      {12, "    tokenz: 2", "t.yaml:12: unknown key 'tokenz' in a shape"},
+      {12, "", "t.yaml:9: a shape is missing key 'tokens'"},
+      {13, "    hidden: 66", "t.yaml:13: hidden 66 is not a multiple of 4"},
+      {14, "    eps: 0.0", "t.yaml:14: eps 0 must be a finite number > 0"},
+      {15, "    modulation_stride: 64", "t.yaml:15: unknown key 'modulation_stride' in a shape"},
+      {2, "family: rms_norm", "t.yaml:2: family: no kernel family named 'rms_norm'"},
+      {17, "    copy_us: {median: 2.0, min: 1.0, max: 3.0}", "t.yaml:17: copy_us is missing key 'samples'"},
+      {19, "      - variant: v\n        variant: w", "t.yaml:20: key 'variant' appears twice in a variant"},
+      {20, "        params: [4]", "t.yaml:20: params must be a map, got a list"},
+      {23, "        exact: yes", "t.yaml:23: exact must be true or false, got 'yes'"},
+      {24, "        cases: \"9/8\"", "t.yaml:24: cases must be \"passed/total\""},
+      {25, "", "t.yaml:19: a variant is missing key 'median_us'"},
+      {28, "        sample: 7", "t.yaml:28: unknown key 'sample' in a variant"},
+      {29,
+       "        copy_ratio: 2.0\n      - variant: v\n        params: {}\n        registers: 1\n        spill_bytes: 0\n"
+       "        exact: false\n        cases: \"0/8\"",
+       "t.yaml:30: in shape 's', variant 'v' appears twice"},
+      {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
+      {1, "exactune_sweep: 2\nextra: 1", "t.yaml:1: exactune_sweep: 2 is a format"},
+      {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
+  };
+  for (const Damage& d : cases) {
+    const std::string yaml = with_line(d.line, d.text);
+    const std::string message = error_for(yaml);
+    INFO(yaml << "\n=> " << message);
+    CHECK(message.rfind(std::string(d.expected), 0) == 0);
+  }
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 1'");
+}
+
+TEST_CASE("write_sweep_file replaces the file whole; read_sweep_file names a file it cannot read", "[sweep_file]") {
+  const auto dir = std::filesystem::temp_directory_path() / "exactune_test_sweep_file";
+  std::filesystem::remove_all(dir);
+  const auto path = dir / "nvidia-h200" / "sweep.yaml";
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << "old contents";
+  const SweepResults original = awkward_results();
+  write_sweep_file(original, path);
+  check_same(original, read_sweep_file(path));
+  // Only the file itself is left behind: the temporary was renamed over it.
+  CHECK(std::distance(std::filesystem::directory_iterator(path.parent_path()), {}) == 1);
+
+  const auto missing = dir / "missing.yaml";
+  try {
+    read_sweep_file(missing);
+    FAIL("read a missing file");
+  } catch (const exactune::error& e) {
+    CHECK(contains(e.what(), missing.string() + ": cannot read the sweep file"));
+  }
+  std::filesystem::remove_all(dir);
+}

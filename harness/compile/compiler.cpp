@@ -1,0 +1,147 @@
+#include "compile/compiler.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "util/embedded_files.hpp"
+#include "backends/cpu/host_compiler.hpp"
+#include "compile/nvrtc_compiler.hpp"
+
+namespace exactune {
+
+namespace {
+
+// The file named by a line `#include "name"` (spaces allowed around '#'), or "".
+// No std::regex here: it crashes when a host process (PyTorch) brings another
+// C++ runtime's locale facets, and the C ABI runs inside such processes.
+std::string quoted_include(const std::string& line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos || line[i] != '#') return {};
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return {};
+  i = line.find_first_not_of(" \t", i + 7);
+  if (i == std::string::npos || line[i] != '"') return {};
+  const std::size_t end = line.find('"', i + 1);
+  return end == std::string::npos ? std::string() : line.substr(i + 1, end - i - 1);
+}
+
+}  // namespace
+
+namespace {
+
+bool is_embedded(const std::string& path) {
+  for (const EmbeddedFile& file : embedded_files()) {
+    if (file.path == path) return true;
+  }
+  return false;
+}
+
+// Removes "dir/.." pairs and "./", so that one file has one path.
+std::string normalised(const std::string& path) {
+  std::vector<std::string> parts;
+  std::istringstream in(path);
+  for (std::string part; std::getline(in, part, '/');) {
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+  }
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : "/") + part;
+  return out;
+}
+
+// The embedded file `spelling` names from `includer`, or "" when none does
+// (a header of the toolkit, say).
+std::string resolve(const std::string& includer, const std::string& spelling) {
+  const std::string beside = normalised(includer.substr(0, includer.find_last_of('/') + 1) + spelling);
+  if (is_embedded(beside)) return beside;
+  const std::string from_root = normalised(spelling);
+  return is_embedded(from_root) ? from_root : std::string();
+}
+
+}  // namespace
+
+std::vector<TemplateInclude> template_includes(const std::string& main_file) {
+  std::vector<std::string> order{main_file};
+  std::set<std::string> seen{main_file};
+  std::set<std::pair<std::string, std::string>> edges;
+  std::vector<TemplateInclude> includes;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    std::istringstream text{std::string(embedded_file(order[i]))};
+    for (std::string line; std::getline(text, line);) {
+      const std::string spelling = quoted_include(line);
+      if (spelling.empty()) continue;
+      const std::string path = resolve(order[i], spelling);
+      if (path.empty()) continue;
+      if (edges.insert({spelling, path}).second) includes.push_back({spelling, path});
+      if (seen.insert(path).second) order.push_back(path);
+    }
+  }
+  return includes;
+}
+
+std::vector<std::string> included_templates(const std::string& main_file) {
+  std::vector<std::string> order{main_file};
+  for (const TemplateInclude& include : template_includes(main_file)) {
+    if (std::find(order.begin(), order.end(), include.path) == order.end()) order.push_back(include.path);
+  }
+  return order;
+}
+
+namespace {
+
+int worker_count(const CompileOptions& options, std::size_t work) {
+  const int hardware = std::max(1u, std::thread::hardware_concurrency());
+  const int wanted = options.jobs > 0 ? options.jobs : hardware;
+  return static_cast<int>(std::min<std::size_t>(wanted, std::max<std::size_t>(work, 1)));
+}
+
+}  // namespace
+
+std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
+                                        const CompileOptions& options) {
+  std::vector<CompileOutcome> outcomes(requests.size());
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  auto finished = [&](std::size_t i) {
+    std::lock_guard lock(progress_mutex);
+    ++done;
+    if (options.on_progress) options.on_progress({done, requests.size(), &outcomes[i]});
+  };
+
+  // The host compiler batches many kernels per translation unit, so it takes its
+  // requests together; NVRTC compiles one kernel per program, in parallel.
+  std::vector<std::size_t> host, gpu;
+  for (std::size_t i = 0; i < requests.size(); ++i) (requests[i].target == "host" ? host : gpu).push_back(i);
+
+  if (!host.empty()) {
+    std::vector<CompileRequest> batch;
+    for (std::size_t i : host) batch.push_back(requests[i]);
+    std::vector<CompileOutcome> compiled = compile_for_host(batch, cache, worker_count(options, batch.size()));
+    for (std::size_t k = 0; k < host.size(); ++k) {
+      outcomes[host[k]] = std::move(compiled[k]);
+      finished(host[k]);
+    }
+  }
+
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < gpu.size();) {
+      outcomes[gpu[k]] = compile_with_nvrtc(requests[gpu[k]], cache);
+      finished(gpu[k]);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < worker_count(options, gpu.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  return outcomes;
+}
+
+}  // namespace exactune

@@ -1,0 +1,326 @@
+#include "gate/gate.hpp"
+
+#include "util/xml_escape.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include <exactune/error.hpp>
+#include "util/text_table.hpp"
+
+namespace exactune {
+namespace {
+
+// How each kind of change is judged and named, in the order the summary line
+// counts them (failures first).
+struct ChangeTraits {
+  GateChange change;
+  GateVerdict verdict;
+  std::string_view label;   // the table's "change" column; the summary's phrase for one
+  std::string_view plural;  // the summary's phrase for several
+  bool always_counted;      // in the summary even at zero: what a reader looks for first
+};
+
+constexpr std::array<ChangeTraits, 15> kChanges = {{
+    {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
+    {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
+    {GateChange::chosen_removed, GateVerdict::fail, "chosen variant removed", "chosen variants removed", false},
+    {GateChange::chosen_not_timed, GateVerdict::fail, "chosen variant not timed", "chosen variants not timed", false},
+    {GateChange::removed_shape, GateVerdict::fail, "removed shape", "removed shapes", false},
+    {GateChange::different_gpu, GateVerdict::warning, "different GPU", "different GPU", false},
+    {GateChange::different_reference, GateVerdict::warning, "different reference", "different reference", false},
+    {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
+    {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},
+    {GateChange::improved, GateVerdict::pass, "improved", "improved", false},
+    {GateChange::speed_not_gated, GateVerdict::note, "speed not gated", "speed not gated", false},
+    {GateChange::gained_exactness, GateVerdict::note, "gained exactness", "gained exactness", false},
+    {GateChange::new_variant, GateVerdict::note, "new variant", "new variants", false},
+    {GateChange::removed_variant, GateVerdict::note, "removed variant", "removed variants", false},
+    {GateChange::new_shape, GateVerdict::note, "new shape", "new shapes", false},
+}};
+
+const ChangeTraits& traits(GateChange change) {
+  return *std::find_if(kChanges.begin(), kChanges.end(), [&](const ChangeTraits& t) { return t.change == change; });
+}
+
+std::string_view verdict_word(GateVerdict verdict) {
+  switch (verdict) {
+    case GateVerdict::pass: return "pass";
+    case GateVerdict::note: return "note";
+    case GateVerdict::warning: return "warning";
+    case GateVerdict::fail: return "FAIL";
+  }
+  return "";
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+
+// A candidate proves exactness by passing every case it ran, and running some:
+// a record that says exact without cases was never verified.
+bool proven_exact(const VariantResult& v) { return v.exact && v.cases_total > 0 && v.cases_passed == v.cases_total; }
+
+std::string exactness_words(const VariantResult& v) {
+  const std::string kind = v.exact ? "exact" : v.failure_kind.empty() ? "not exact" : v.failure_kind;
+  return fmt::format("{} {}/{}", kind, v.cases_passed, v.cases_total);
+}
+
+std::string timing_words(const Timing& t) {
+  return fmt::format("{:.2f} us, spread {}", t.median_us, percent(t.spread()));
+}
+
+// Everything a variant record says, briefly: for new and removed variants.
+std::string variant_words(const VariantResult& v) {
+  return v.hot ? fmt::format("{}, {:.2f} us", exactness_words(v), v.hot->median_us) : exactness_words(v);
+}
+
+// Builds a report finding by finding, baseline shapes in order, then new shapes.
+class Comparison {
+ public:
+  Comparison(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options)
+      : baseline_(baseline), candidate_(candidate), options_(options) {
+    report_.family = baseline.family;
+    report_.threshold = options.threshold;
+  }
+
+  GateReport run() && {
+    if (baseline_.family != candidate_.family) {
+      throw input_error(
+          fmt::format("the baseline is a sweep of family '{}' and the candidate of '{}': the gate "
+                      "compares sweeps of one family",
+                      baseline_.family, candidate_.family));
+    }
+    compare_provenance();
+    for (const ShapeResult& base : baseline_.shapes) compare_shape(base, candidate_.find(base.shape.name));
+    for (const ShapeResult& cand : candidate_.shapes) {
+      if (baseline_.find(cand.shape.name) == nullptr) {
+        report_.shapes.push_back(cand.shape.name);
+        add({cand.shape.name, "", GateCheck::exactness, GateChange::new_shape, "missing",
+             fmt::format("{} variants", cand.variants.size())});
+      }
+    }
+    return std::move(report_);
+  }
+
+ private:
+  // Fills in the verdict from the change, so the two never disagree.
+  void add(GateFinding finding) {
+    finding.verdict = traits(finding.change).verdict;
+    report_.findings.push_back(std::move(finding));
+  }
+
+  // Timings from different GPUs, or exactness against a different reference,
+  // are still compared, but the reader is told.
+  void compare_provenance() {
+    const auto gpu = [](const DeviceRecord& d) { return fmt::format("{} ({})", d.name, d.arch); };
+    if (gpu(baseline_.device) != gpu(candidate_.device)) {
+      add({"", "", GateCheck::speed, GateChange::different_gpu, gpu(baseline_.device), gpu(candidate_.device),
+           "timings are not comparable"});
+    }
+    if (baseline_.reference_recipe != candidate_.reference_recipe) {
+      add({"", "", GateCheck::exactness, GateChange::different_reference, baseline_.reference_recipe,
+           candidate_.reference_recipe, "exactness is against another reference"});
+    }
+  }
+
+  void compare_shape(const ShapeResult& base, const ShapeResult* cand) {
+    const std::string& name = base.shape.name;
+    report_.shapes.push_back(name);
+    if (cand == nullptr) {
+      add({name, "", GateCheck::exactness, GateChange::removed_shape, fmt::format("{} variants", base.variants.size()),
+           "missing", "",
+           fmt::format("shape {} is missing from the candidate: none of its variants was verified or timed", name)});
+      return;
+    }
+    const VariantResult* chosen = chosen_variant(base);
+    compare_exactness(base, *cand, chosen);
+    compare_speed(base, *cand, chosen);
+  }
+
+  // The override from the options, else the baseline's fastest exact variant.
+  const VariantResult* chosen_variant(const ShapeResult& base) const {
+    const auto it = options_.chosen.find(base.shape.name);
+    if (it == options_.chosen.end()) return fastest_exact_variant(base);
+    const VariantResult* chosen = base.find(it->second);
+    if (chosen == nullptr) {
+      throw input_error(fmt::format("the chosen configuration of shape {} is {}, which the baseline does not have",
+                                    base.shape.name, it->second));
+    }
+    return chosen;
+  }
+
+  void compare_exactness(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen) {
+    const std::string& shape = base.shape.name;
+    for (const VariantResult& b : base.variants) {
+      const VariantResult* c = cand.find(b.variant);
+      const std::string base_words = exactness_words(b);
+      if (c == nullptr) {
+        // A removed chosen variant fails the speed check, which says so.
+        if (&b != chosen) {
+          add({shape, b.variant, GateCheck::exactness, GateChange::removed_variant, variant_words(b), "missing"});
+        }
+      } else if (b.exact && !proven_exact(*c)) {
+        const std::string why = c->failure.empty() ? "no failure recorded" : c->failure;
+        add({shape, b.variant, GateCheck::exactness, GateChange::lost_exactness, base_words, exactness_words(*c), "",
+             fmt::format("{} on {}: was exact on {}/{} cases, now {}: {}", b.variant, shape, b.cases_passed,
+                         b.cases_total, exactness_words(*c), why)});
+      } else if (!b.exact && proven_exact(*c)) {
+        add({shape, b.variant, GateCheck::exactness, GateChange::gained_exactness, base_words, exactness_words(*c)});
+      }
+    }
+    for (const VariantResult& c : cand.variants) {
+      if (base.find(c.variant) == nullptr) {
+        add({shape, c.variant, GateCheck::exactness, GateChange::new_variant, "missing", variant_words(c)});
+      }
+    }
+  }
+
+  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen) {
+    const std::string& shape = base.shape.name;
+    if (chosen == nullptr || !chosen->hot) {
+      add({shape, chosen ? chosen->variant : "", GateCheck::speed, GateChange::speed_not_gated,
+           chosen ? "not timed" : "no timed exact variant", ""});
+      return;
+    }
+    const std::string base_words = timing_words(*chosen->hot);
+    const VariantResult* c = cand.find(chosen->variant);
+    if (c == nullptr) {
+      add({shape, chosen->variant, GateCheck::speed, GateChange::chosen_removed, base_words, "missing", "",
+           fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant, shape)});
+      return;
+    }
+    if (!c->hot) {
+      add({shape, chosen->variant, GateCheck::speed, GateChange::chosen_not_timed, base_words, "not timed", "",
+           fmt::format("{}, the chosen configuration of {}, was not timed in the candidate{}", chosen->variant, shape,
+                       proven_exact(*c) ? "" : " (only exact variants are timed)")});
+      return;
+    }
+    const double slowdown = c->hot->median_us / chosen->hot->median_us - 1;
+    const double noise = std::max(chosen->hot->spread(), c->hot->spread());
+    const GateChange change = slowdown > std::max(noise, options_.threshold) ? GateChange::slower
+                              : slowdown > noise                             ? GateChange::slower_under_threshold
+                              : slowdown < -noise                            ? GateChange::improved
+                                                                             : GateChange::within_noise;
+    const std::string figures = fmt::format("{:+.1f}% (noise {})", slowdown * 100, percent(noise));
+    const std::string message =
+        change != GateChange::slower
+            ? ""
+            : fmt::format(
+                  "{}, the chosen configuration of {}, is {} slower ({:.2f} us -> {:.2f} us), beyond the noise "
+                  "of {} and the threshold of {}",
+                  chosen->variant, shape, percent(slowdown), chosen->hot->median_us, c->hot->median_us, percent(noise),
+                  percent(options_.threshold));
+    add({shape, chosen->variant, GateCheck::speed, change, base_words, timing_words(*c->hot), figures, message});
+  }
+
+  const SweepResults& baseline_;
+  const SweepResults& candidate_;
+  const GateOptions& options_;
+  GateReport report_;
+};
+
+
+// The failure messages of one JUnit test case: the failed findings of (shape, check).
+std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check) {
+  std::vector<std::string> messages;
+  for (const GateFinding& f : report.findings) {
+    if (f.shape == shape && f.check == check && f.verdict == GateVerdict::fail) messages.push_back(f.message);
+  }
+  return messages;
+}
+
+bool has_finding(const GateReport& report, const std::string& shape, GateCheck check) {
+  return std::any_of(report.findings.begin(), report.findings.end(),
+                     [&](const GateFinding& f) { return f.shape == shape && f.check == check; });
+}
+
+std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
+  const std::string open =
+      fmt::format(R"(  <testcase classname="exactune-gate.{}" name="{}")", xml_escape(shape), check);
+  if (failures.empty()) return open + "/>\n";
+  return fmt::format("{}>\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n", open,
+                     xml_escape(fmt::format("{}", fmt::join(failures, "; "))),
+                     xml_escape(fmt::format("{}", fmt::join(failures, "\n"))));
+}
+
+}  // namespace
+
+bool GateReport::passed() const {
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const GateFinding& f) { return f.verdict == GateVerdict::fail; });
+}
+
+std::size_t GateReport::count(GateChange change) const {
+  return static_cast<std::size_t>(
+      std::count_if(findings.begin(), findings.end(), [&](const GateFinding& f) { return f.change == change; }));
+}
+
+const VariantResult* fastest_exact_variant(const ShapeResult& shape) {
+  const VariantResult* fastest = nullptr;
+  for (const VariantResult& v : shape.variants) {
+    if (v.exact && v.hot && (fastest == nullptr || v.hot->median_us < fastest->hot->median_us)) fastest = &v;
+  }
+  return fastest;
+}
+
+GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options) {
+  return Comparison(baseline, candidate, options).run();
+}
+
+std::string render_gate_table(const GateReport& report) {
+  TextTable table({"shape", "variant", "baseline", "candidate", "change", "verdict"});
+  for (const GateFinding& f : report.findings) {
+    const std::string_view label = traits(f.change).label;
+    table.add_row({f.shape.empty() ? "(all)" : f.shape, f.variant, f.baseline, f.candidate,
+                   f.detail.empty() ? std::string(label) : fmt::format("{}: {}", label, f.detail),
+                   std::string(verdict_word(f.verdict))});
+  }
+  std::string text = table.render();
+  if (!report.passed()) {
+    text += "\nfailures:\n";
+    for (const GateFinding& f : report.findings) {
+      if (f.verdict == GateVerdict::fail) text += fmt::format("  {}\n", f.message);
+    }
+  }
+  return text;
+}
+
+std::string gate_summary_line(const GateReport& report) {
+  std::vector<std::string> counts;
+  for (const ChangeTraits& t : kChanges) {
+    const std::size_t n = report.count(t.change);
+    if (n > 0 || t.always_counted) counts.push_back(fmt::format("{} {}", n, n == 1 ? t.label : t.plural));
+  }
+  return fmt::format("gate: {}: {} (threshold {:g}%)", report.passed() ? "PASS" : "FAIL", fmt::join(counts, ", "),
+                     report.threshold * 100);
+}
+
+std::string gate_junit_xml(const GateReport& report) {
+  std::string cases;
+  std::size_t tests = 0, failures = 0;
+  const auto add_case = [&](const std::string& shape, GateCheck check, std::string_view name) {
+    const std::vector<std::string> messages = failures_of(report, shape, check);
+    cases += junit_testcase(shape, name, messages);
+    ++tests;
+    if (!messages.empty()) ++failures;
+  };
+  for (const std::string& shape : report.shapes) {
+    add_case(shape, GateCheck::exactness, "exactness");
+    // A shape has a speed case when its chosen configuration was looked at.
+    if (has_finding(report, shape, GateCheck::speed)) add_case(shape, GateCheck::speed, "speed");
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);
+  out += fmt::format(
+      "  <properties>\n    <property name=\"family\" value=\"{}\"/>\n"
+      "    <property name=\"threshold\" value=\"{:g}\"/>\n  </properties>\n",
+      xml_escape(report.family), report.threshold);
+  out += cases;
+  out += fmt::format("  <system-out>{}</system-out>\n</testsuite>\n", xml_escape(gate_summary_line(report)));
+  return out;
+}
+
+}  // namespace exactune

@@ -1,0 +1,84 @@
+// The regression gate: compares a candidate sweep with a committed baseline of
+// the same kernel family. It fails when a variant that was bit-exact no longer
+// is, when a shape's chosen configuration got slower beyond both the noise of
+// the two measurements and the threshold, or when a chosen configuration or a
+// whole shape disappeared. Everything else that changed is reported as a note.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <exactune/results.hpp>
+
+namespace exactune {
+
+struct GateOptions {
+  // A slowdown of the chosen configuration up to this fraction passes even
+  // when it is beyond noise (0.05 = 5%).
+  double threshold = 0.05;
+  // The configuration whose speed is gated, per shape name (from the heuristics
+  // a serving framework uses). A shape not listed gates the baseline's fastest
+  // exact variant (fastest_exact_variant).
+  std::map<std::string, std::string> chosen;
+};
+
+// What one finding is about: the two test cases the gate has per shape.
+enum class GateCheck { exactness, speed };
+
+enum class GateChange {
+  lost_exactness,          // exact in the baseline, not proven exact in the candidate: fail
+  gained_exactness,        // not exact in the baseline, exact now: note
+  slower,                  // chosen configuration slower beyond noise and threshold: fail
+  slower_under_threshold,  // beyond noise, within the threshold: pass
+  within_noise,            // no change the measurements can tell apart: pass
+  improved,                // faster beyond noise: pass
+  chosen_not_timed,        // the chosen configuration has no hot timing in the candidate: fail
+  chosen_removed,          // the chosen configuration is missing from the candidate: fail
+  speed_not_gated,         // the baseline has no timed exact variant for the shape: note
+  new_variant,             // only in the candidate: note
+  removed_variant,         // only in the baseline, not the chosen one: note
+  new_shape,               // note
+  removed_shape,           // fail
+  different_gpu,           // the sweeps ran on different GPUs: warning
+  different_reference,     // the reference recipe changed: warning
+};
+
+enum class GateVerdict { pass, note, warning, fail };
+
+struct GateFinding {
+  std::string shape;    // empty for findings about the whole sweep
+  std::string variant;  // empty for findings about a whole shape
+  GateCheck check = GateCheck::exactness;
+  GateChange change = GateChange::within_noise;
+  std::string baseline;                     // what the baseline had, briefly ("10.10 us, spread 1.0%", "exact 8/8")
+  std::string candidate;                    // the same for the candidate
+  std::string detail{};                     // the change's figures, briefly ("+12.0% (noise 2.0%)"); may be empty
+  std::string message{};                    // why it failed, in a sentence (empty unless it did): the JUnit failure
+  GateVerdict verdict = GateVerdict::pass;  // follows from `change`
+};
+
+struct GateReport {
+  std::string family;
+  double threshold = 0;
+  std::vector<std::string> shapes;  // every shape of either sweep, baseline order first
+  std::vector<GateFinding> findings;
+
+  bool passed() const;
+  std::size_t count(GateChange change) const;
+};
+
+// The exact variant with the lowest hot median; nullptr when no exact variant was timed.
+const VariantResult* fastest_exact_variant(const ShapeResult& shape);
+
+// Throws exactune::input_error when the families differ, or when
+// options.chosen names a variant the baseline does not have.
+GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options);
+
+// The findings as a table, then the failure messages in full.
+std::string render_gate_table(const GateReport& report);
+// "gate: PASS: 0 lost exactness, 0 slower beyond noise, 3 within noise (threshold 5%)"
+std::string gate_summary_line(const GateReport& report);
+// One <testsuite name="exactune-gate">, a <testcase> per (shape, check).
+std::string gate_junit_xml(const GateReport& report);
+
+}  // namespace exactune

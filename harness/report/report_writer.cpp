@@ -1,0 +1,37 @@
+#include "report/report_writer.hpp"
+
+#include "choose/heuristics.hpp"
+#include "report/heuristics_emitter.hpp"
+#include "report/summary_report.hpp"
+#include "store/sweep_file.hpp"
+#include "util/text_file.hpp"
+
+namespace exactune {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, const fs::path& directory) {
+  const Heuristics heuristics = load_heuristics_file(heuristics_yaml.string());
+  const std::vector<fs::path> files = {directory / kHeuristicsHeaderFile, directory / kHeuristicsJsonFile};
+  write_text_file(files[0], emit_header(heuristics));
+  write_text_file(files[1], emit_json(heuristics));
+  return files;
+}
+
+std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets) {
+  std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
+  write_sweep_file(results, files[0]);
+  const Heuristics heuristics = choose_heuristics(results);
+  write_text_file(files[1], to_heuristics_yaml(heuristics));
+  // The tables come from the file just written, exactly as emit-header makes them.
+  for (const fs::path& f : write_generated_tables(files[1], directory)) files.push_back(f);
+  files.push_back(directory / "summary.md");
+  write_text_file(files.back(), summary_markdown(results, heuristics, targets));
+  for (const HeatmapFile& h : summary_heatmaps(results)) {
+    files.push_back(directory / h.file_name);
+    write_text_file(files.back(), heatmap_svg(results, h.size, h.shape));
+  }
+  return files;
+}
+
+}  // namespace exactune

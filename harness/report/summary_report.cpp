@@ -1,0 +1,492 @@
+#include "report/summary_report.hpp"
+
+#include "util/xml_escape.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+#include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
+
+namespace exactune {
+namespace {
+
+const VariantResult* fastest_exact(const ShapeResult& shape) {
+  const VariantResult* best = nullptr;
+  for (const VariantResult& v : shape.variants) {
+    if (v.exact && v.hot && (best == nullptr || v.hot->median_us < best->hot->median_us)) best = &v;
+  }
+  return best;
+}
+
+int exact_count(const ShapeResult& shape) {
+  return static_cast<int>(std::count_if(shape.variants.begin(), shape.variants.end(),
+                                        [](const VariantResult& v) { return v.exact; }));
+}
+
+// ---------------------------------------------------------------- summary.md
+
+constexpr const char* kMissing = "—";
+
+std::string microseconds(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : kMissing; }
+
+// A ratio of two timings, or a dash when either is missing.
+std::string ratio(const std::optional<Timing>& numerator, const std::optional<Timing>& denominator,
+                  std::string_view unit = "") {
+  if (!numerator || !denominator || denominator->median_us <= 0) return kMissing;
+  return fmt::format("{:.2f}{}", numerator->median_us / denominator->median_us, unit);
+}
+
+// Text as it may stand in a table cell or list item: one line, no column break.
+std::string markdown_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string code(std::string_view name) { return fmt::format("`{}`", name); }
+
+// "13.0" from the driver's 13000.
+std::string driver_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+std::string chosen_for(const Heuristics& h, const Shape& shape) {
+  if (const Choice* c = h.device.choice_for(shape.size, shape.rows())) return code(c->chosen.variant);
+  return fmt::format("{} (default)", code(h.device.default_configuration.variant));
+}
+
+// The parameters the table's column shows: those whose value differs between
+// the sweep's shapes, and the size parameter always; the others are the same
+// for every shape and said once above the table. In the family's order.
+struct ParameterColumn {
+  std::vector<std::string> shown;
+  std::vector<std::string> common;  // "name=value"
+};
+
+// A shape's value of parameter `name` as its shape file spells it; a dash when it has none.
+std::string parameter_text(const Shape& shape, const std::string& name) {
+  for (const ShapeParameter& p : shape.parameters) {
+    if (p.name == name) return p.text();
+  }
+  return kMissing;
+}
+
+ParameterColumn parameter_column(const SweepResults& r, const KernelFamily& family) {
+  ParameterColumn column;
+  for (const ParameterSpec& spec : family.shape_parameters()) {
+    const bool varies = std::any_of(r.shapes.begin(), r.shapes.end(), [&](const ShapeResult& s) {
+      return parameter_text(s.shape, spec.name) != parameter_text(r.shapes.front().shape, spec.name);
+    });
+    if (varies || spec.name == family.size_parameter() || r.shapes.empty()) {
+      column.shown.push_back(spec.name);
+    } else {
+      column.common.push_back(fmt::format("{}={}", spec.name, parameter_text(r.shapes.front().shape, spec.name)));
+    }
+  }
+  return column;
+}
+
+std::string shape_row(const ShapeResult& s, const Heuristics& h, const ParameterColumn& column) {
+  const VariantResult* best = fastest_exact(s);
+  const std::optional<Timing> best_hot = best ? best->hot : std::nullopt;
+  const Shape& shape = s.shape;
+  const std::optional<Timing> best_cold = best ? best->cold : std::nullopt;
+  std::vector<std::string> values;
+  for (const std::string& name : column.shown) values.push_back(parameter_text(shape, name));
+  return fmt::format("| {} | ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
+                     markdown_text(shape.name), markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
+                     microseconds(s.copy_hot), microseconds(s.eager_hot), best ? code(best->variant) : kMissing,
+                     microseconds(best_hot), ratio(best_hot, s.copy_hot), ratio(s.eager_hot, best_hot, "×"),
+                     microseconds(s.copy_cold), microseconds(best_cold), ratio(best_cold, s.copy_cold),
+                     chosen_for(h, shape), exact_count(s), s.variants.size());
+}
+
+// Each target against the sweep: computed verdicts, with the reason recorded
+// for a miss (or a note that none was).
+std::string targets_section(const SweepResults& r, const Targets& targets) {
+  std::string out =
+      "## Targets\n\nFrom targets.yaml: the best exact variant's hot median over the copy's, at most. Cold "
+      "beside it.\n\n| shape | target | hot best/copy | cold best/copy | met | measured reason where missed |\n"
+      "|---|---:|---:|---:|---|---|\n";
+  for (const ShapeTarget& t : targets.shapes) {
+    const auto s = std::find_if(r.shapes.begin(), r.shapes.end(),
+                                [&](const ShapeResult& candidate) { return candidate.shape.name == t.shape; });
+    const VariantResult* best = s == r.shapes.end() ? nullptr : fastest_exact(*s);
+    std::string hot = kMissing, cold = kMissing, met = "not swept", reason;
+    if (s != r.shapes.end()) met = "not timed";
+    if (best && s->copy_hot && s->copy_hot->median_us > 0) {
+      const double hot_ratio = best->hot->median_us / s->copy_hot->median_us;
+      hot = fmt::format("{:.3f}", hot_ratio);
+      if (best->cold && s->copy_cold && s->copy_cold->median_us > 0) {
+        cold = fmt::format("{:.3f}", best->cold->median_us / s->copy_cold->median_us);
+      }
+      met = hot_ratio <= t.best_over_copy ? "yes" : "no";
+      if (met == "no") reason = t.reason_if_missed.empty() ? "none recorded" : t.reason_if_missed;
+    }
+    fmt::format_to(std::back_inserter(out), "| {} | ≤ {:.2f} | {} | {} | {} | {} |\n", markdown_text(t.shape),
+                   t.best_over_copy, hot, cold, met, markdown_text(reason));
+  }
+  return out + "\n";
+}
+
+std::string not_exact_section(const SweepResults& r) {
+  std::string out;
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) {
+      if (v.exact) continue;
+      fmt::format_to(std::back_inserter(out), "- {} {}: {}: {}\n", markdown_text(s.shape.name), code(v.variant),
+                     v.failure_kind.empty() ? "not exact" : v.failure_kind, markdown_text(v.failure));
+    }
+  }
+  return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
+}
+
+// Per shape and axis, the fastest exact variant with each value of that axis:
+// what each lever (every lever is an axis) is worth on this shape, measured.
+std::string axis_effects_section(const SweepResults& r) {
+  std::vector<std::string> axes;
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) {
+      for (const Param& p : v.params) {
+        if (std::find(axes.begin(), axes.end(), p.axis) == axes.end()) axes.push_back(p.axis);
+      }
+    }
+  }
+  std::string out = "| shape |";
+  std::string rule = "|---|";
+  for (const std::string& a : axes) {
+    out += " " + a + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const ShapeResult& s : r.shapes) {
+    out += "| " + markdown_text(s.shape.name) + " |";
+    for (const std::string& axis : axes) {
+      std::vector<std::pair<std::string, double>> best;  // value -> fastest hot median, in axis order
+      for (const VariantResult& v : s.variants) {
+        if (!v.hot) continue;
+        for (const Param& p : v.params) {
+          if (p.axis != axis) continue;
+          auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
+          if (it == best.end()) best.emplace_back(p.value, v.hot->median_us);
+          else it->second = std::min(it->second, v.hot->median_us);
+        }
+      }
+      std::string cell;
+      for (const auto& [value, us] : best) cell += fmt::format("{}{}: {:.2f}", cell.empty() ? "" : ", ", value, us);
+      out += " " + (cell.empty() ? std::string(kMissing) : cell) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
+  std::map<int, const ShapeResult*> largest;
+  for (const ShapeResult& s : results.shapes) {
+    if (fastest_exact(s) == nullptr) continue;
+    const ShapeResult*& current = largest[s.shape.size];
+    if (current == nullptr || s.shape.rows() > current->shape.rows()) current = &s;
+  }
+  std::vector<HeatmapFile> files;
+  for (const auto& [size, s] : largest) {
+    files.push_back({size, s->shape.name, fmt::format("heatmap_{}.svg", s->shape.name)});
+  }
+  return files;
+}
+
+std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets) {
+  const KernelFamily& family = FamilyRegistry::find(r.family);
+  const std::string size = family.size_parameter();
+  const ParameterColumn column = parameter_column(r, family);
+  const DeviceRecord& d = r.device;
+  std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n", d.name, d.arch,
+                                d.sm_count, driver_text(d.driver_version), d.nvrtc_version);
+  fmt::format_to(std::back_inserter(out), "Family `{}`, bit-exact with {}. Swept {} in {:.0f} s.\n\n", r.family,
+                 r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe), r.created,
+                 r.wall_s);
+  if (!r.timing.hot.empty()) {
+    fmt::format_to(std::back_inserter(out),
+                   "Times are medians in µs per launch. Hot: {}. Cold: {}. {} repetitions each. Copy: the same "
+                   "bytes copied, the roofline. Eager: the framework's chain, as the reference runs it (the "
+                   "framework's own launches). What was tried to close the gap to the copy, with predictions and "
+                   "outcomes: NOTES.md, where present.\n\n",
+                   markdown_text(r.timing.hot), markdown_text(r.timing.cold), r.timing.repetitions);
+  }
+  if (!column.common.empty()) {
+    fmt::format_to(std::back_inserter(out), "Every shape has {}.\n\n",
+                   markdown_text(fmt::format("{}", fmt::join(column.common, ", "))));
+  }
+  fmt::format_to(std::back_inserter(out),
+                 "| shape | ({}) | rows | copy µs | eager µs | best exact | best µs | best/copy | eager/best "
+                 "| cold copy µs | cold best µs | cold best/copy | chosen | exact |\n"
+                 "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n",
+                 markdown_text(fmt::format("{}", fmt::join(column.shown, ", "))));
+  int exact = 0, total = 0;
+  for (const ShapeResult& s : r.shapes) {
+    out += shape_row(s, h, column);
+    exact += exact_count(s);
+    total += static_cast<int>(s.variants.size());
+  }
+  fmt::format_to(std::back_inserter(out),
+                 "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
+                 "heuristics.yaml for the shape's size ({}) and row count.\n\n",
+                 exact, total, size);
+  if (!targets.shapes.empty()) out += targets_section(r, targets);
+  out += "## Heatmaps\n\n";
+  const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r);
+  if (heatmaps.empty()) out += "No shape has a timed exact variant: timing needs a GPU.\n";
+  for (const HeatmapFile& f : heatmaps) {
+    fmt::format_to(std::back_inserter(out), "{} {}, {}:\n\n![hot median of {}]({})\n\n", size, f.size,
+                   markdown_text(f.shape), markdown_text(f.shape), f.file_name);
+  }
+  out += "## What each axis is worth\n\nPer shape and axis, the hot median (µs) of the fastest exact variant with "
+         "each value of the axis. Every speed lever is an axis, so this is each lever measured against all the "
+         "others in the same run.\n\n" +
+         axis_effects_section(r) + "\n";
+  out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
+  return out;
+}
+
+// ------------------------------------------------------------------ heatmaps
+namespace {
+
+// One cell: the best exact variant at (panel, column, row) of the heatmap's axes.
+struct Cell {
+  double value = 0;  // hot median, or its ratio to the copy
+  std::string label;  // the other axes of the best variant
+};
+
+using CellKey = std::tuple<std::string, std::string, std::string>;  // panel value ("" for none), column, row
+
+// A variant's value of `axis`: "" for no axis (a single panel), none when the variant lacks it.
+std::optional<std::string> param_value(const std::vector<Param>& params, const std::string& axis) {
+  if (axis.empty()) return std::string();
+  for (const Param& p : params) {
+    if (p.axis == axis) return p.value;
+  }
+  return std::nullopt;
+}
+
+// The axes a cell does not show by its position, e.g. "v16 registers": numbers
+// after their axis's initial, as variant names spell them.
+std::string other_axes_label(const std::vector<Param>& params, const HeatmapAxes& shown) {
+  std::vector<std::string> parts;
+  for (const Param& p : params) {
+    if (p.axis == shown.columns || p.axis == shown.rows || p.axis == shown.panels) continue;
+    const bool number = !p.value.empty() && std::isdigit(static_cast<unsigned char>(p.value.front()));
+    parts.push_back(number ? p.axis.substr(0, 1) + p.value : p.value);
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::map<CellKey, Cell> best_cells(const ShapeResult& s, const HeatmapAxes& axes) {
+  const double scale = s.copy_hot && s.copy_hot->median_us > 0 ? 1 / s.copy_hot->median_us : 1;
+  std::map<CellKey, Cell> cells;
+  for (const VariantResult& v : s.variants) {
+    if (!v.exact || !v.hot || v.hot->median_us <= 0) continue;
+    const std::optional<std::string> panel = param_value(v.params, axes.panels);
+    const std::optional<std::string> column = param_value(v.params, axes.columns);
+    const std::optional<std::string> row = param_value(v.params, axes.rows);
+    if (!panel || !column || !row) continue;  // not a variant of these axes: no cell to put it in
+    const double value = v.hot->median_us * scale;
+    const auto [it, inserted] = cells.try_emplace({*panel, *column, *row});
+    if (inserted || value < it->second.value) {
+      it->second = {value, other_axes_label(v.params, axes)};
+    }
+  }
+  return cells;
+}
+
+
+struct Rgb {
+  double r, g, b;
+};
+
+// viridis, reversed so that fast reads bright: t = 0 fastest, 1 slowest.
+Rgb colour_at(double t) {
+  static constexpr std::array<Rgb, 5> stops = {
+      {{0xfd, 0xe7, 0x25}, {0x5e, 0xc9, 0x62}, {0x21, 0x91, 0x8c}, {0x3b, 0x52, 0x8b}, {0x44, 0x01, 0x54}}};
+  const double x = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
+  const std::size_t i = std::min(static_cast<std::size_t>(x), stops.size() - 2);
+  const double f = x - static_cast<double>(i);
+  const Rgb& a = stops[i];
+  const Rgb& b = stops[i + 1];
+  return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
+}
+
+std::string hex(const Rgb& c) {
+  return fmt::format("#{:02x}{:02x}{:02x}", static_cast<int>(std::lround(c.r)), static_cast<int>(std::lround(c.g)),
+                     static_cast<int>(std::lround(c.b)));
+}
+
+// Dark text on bright cells, white on dark ones.
+const char* text_colour(const Rgb& c) { return 0.299 * c.r + 0.587 * c.g + 0.114 * c.b > 140 ? "#000" : "#fff"; }
+
+// The values of the family's axis `name`; {""} for no axis (a single panel).
+std::vector<std::string> axis_values(const KernelFamily& family, const std::string& name) {
+  if (name.empty()) return {""};
+  for (const Axis& a : family.axes()) {
+    if (a.name == name) return a.values;
+  }
+  throw error(fmt::format("family {}: its heatmap axis '{}' is none of its axes", family.name(), name));
+}
+
+constexpr int kCellWidth = 112, kCellHeight = 46, kLeft = 80, kTop = 104, kPanelGap = 72;
+constexpr const char* kNoExactGrey = "#c8c8c8";
+
+// Draws the heatmap; `position` maps a value to 0 (fastest) .. 1 (slowest).
+class HeatmapSvg {
+ public:
+  HeatmapSvg(const KernelFamily& family, const ShapeResult& s)
+      : family_(family),
+        axes_(family.heatmap_axes()),
+        shape_(s),
+        cells_(best_cells(s, axes_)),
+        ratio_(s.copy_hot && s.copy_hot->median_us > 0),
+        columns_(axis_values(family, axes_.columns)),
+        rows_(axis_values(family, axes_.rows)),
+        panels_(axis_values(family, axes_.panels)) {
+    if (!cells_.empty()) low_ = high_ = cells_.begin()->second.value;
+    for (const auto& [key, cell] : cells_) {
+      low_ = std::min(low_, cell.value);
+      high_ = std::max(high_, cell.value);
+    }
+  }
+
+  std::string render() const {
+    const int panel_width = kCellWidth * static_cast<int>(columns_.size());
+    const int panel_height = kCellHeight * static_cast<int>(rows_.size());
+    const int width = kLeft + static_cast<int>(panels_.size()) * (panel_width + kPanelGap);
+    const int legend_top = kTop + panel_height + 56;
+    const int height = legend_top + 60;
+    std::string out = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"#fff\"/>\n",
+        width, height);
+    const Shape& shape = shape_.shape;
+    text(out, 16, 24, fmt::format("{}: {} by {} × {} ({}={}, rows={})", shape.name, metric(), axes_.columns,
+                                  axes_.rows, family_.size_parameter(), shape.size, shape.rows()),
+         "start", "font-size=\"15\" font-weight=\"bold\"");
+    text(out, 16, 44,
+         "each cell: the fastest bit-exact variant over the other axes, which its label names; the fastest cell is "
+         "outlined red",
+         "start", "fill=\"#444\"");
+    for (std::size_t p = 0; p < panels_.size(); ++p) {
+      panel(out, kLeft + static_cast<int>(p) * (panel_width + kPanelGap), panels_[p]);
+    }
+    legend(out, legend_top);
+    return out + "</svg>\n";
+  }
+
+ private:
+  std::string metric() const { return ratio_ ? "hot median / copy" : "hot median (µs)"; }
+  std::string value_text(double v) const { return ratio_ ? fmt::format("{:.2f}×", v) : fmt::format("{:.2f} µs", v); }
+
+  // Log scale: ratios between configurations matter, not differences.
+  double position(double v) const {
+    return high_ > low_ ? std::log(v / low_) / std::log(high_ / low_) : 0.0;
+  }
+
+  static void text(std::string& out, int x, int y, std::string_view content, std::string_view anchor,
+                   std::string_view extra = "") {
+    fmt::format_to(std::back_inserter(out), "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" {}>{}</text>\n", x, y, anchor,
+                   extra, xml_escape(content));
+  }
+
+  void panel(std::string& out, int left, const std::string& panel_value) const {
+    const int panel_width = kCellWidth * static_cast<int>(columns_.size());
+    if (!axes_.panels.empty()) {
+      text(out, left + panel_width / 2, kTop - 22, axes_.panels + ": " + panel_value, "middle",
+           "font-weight=\"bold\"");
+    }
+    for (std::size_t x = 0; x < columns_.size(); ++x) {
+      text(out, left + static_cast<int>(x) * kCellWidth + kCellWidth / 2, kTop - 6, columns_[x], "middle");
+    }
+    text(out, left + panel_width / 2, kTop + kCellHeight * static_cast<int>(rows_.size()) + 20, axes_.columns,
+         "middle");
+    const int axis_y = kTop + kCellHeight * static_cast<int>(rows_.size()) / 2;
+    fmt::format_to(std::back_inserter(out),
+                   "<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" transform=\"rotate(-90 {0} {1})\">{2}"
+                   "</text>\n",
+                   left - 34, axis_y, xml_escape(axes_.rows));
+    for (std::size_t y = 0; y < rows_.size(); ++y) {
+      const int top = kTop + static_cast<int>(y) * kCellHeight;
+      text(out, left - 8, top + kCellHeight / 2 + 4, rows_[y], "end");
+      for (std::size_t x = 0; x < columns_.size(); ++x) {
+        cell(out, left + static_cast<int>(x) * kCellWidth, top, {panel_value, columns_[x], rows_[y]});
+      }
+    }
+  }
+
+  void cell(std::string& out, int x, int y, const CellKey& key) const {
+    const auto it = cells_.find(key);
+    const bool fastest = it != cells_.end() && it->second.value == low_;
+    const Rgb colour = it == cells_.end() ? Rgb{} : colour_at(position(it->second.value));
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n",
+                   x, y, kCellWidth, kCellHeight, it == cells_.end() ? kNoExactGrey : hex(colour),
+                   fastest ? "#d00" : "#fff", fastest ? 3 : 1);
+    if (it == cells_.end()) {
+      text(out, x + kCellWidth / 2, y + kCellHeight / 2 + 4, "no exact variant", "middle",
+           "font-size=\"10\" fill=\"#555\"");
+      return;
+    }
+    const std::string fill = fmt::format("fill=\"{}\"", text_colour(colour));
+    text(out, x + kCellWidth / 2, y + 20, value_text(it->second.value), "middle", fill);
+    text(out, x + kCellWidth / 2, y + 36, it->second.label, "middle", "font-size=\"10\" " + fill);
+  }
+
+  void legend(std::string& out, int top) const {
+    constexpr int kStops = 5, kBarWidth = 320;
+    out += "<defs><linearGradient id=\"scale\">";
+    for (int i = 0; i < kStops; ++i) {
+      const double t = static_cast<double>(i) / (kStops - 1);
+      fmt::format_to(std::back_inserter(out), "<stop offset=\"{}\" stop-color=\"{}\"/>", t, hex(colour_at(t)));
+    }
+    out += "</linearGradient></defs>\n";
+    text(out, kLeft, top - 6, metric() + ", log scale", "start", "font-size=\"11\"");
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"url(#scale)\" stroke=\"#888\"/>\n",
+                   kLeft, top, kBarWidth);
+    text(out, kLeft, top + 28, value_text(low_) + " fastest", "start", "font-size=\"11\"");
+    text(out, kLeft + kBarWidth, top + 28, value_text(high_) + " slowest", "end", "font-size=\"11\"");
+    fmt::format_to(std::back_inserter(out),
+                   "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#888\"/>\n",
+                   kLeft + kBarWidth + 30, top, kNoExactGrey);
+    text(out, kLeft + kBarWidth + 50, top + 12, "no exact, timed variant (excluded, failed or untimed)", "start",
+         "font-size=\"11\"");
+  }
+
+  const KernelFamily& family_;
+  HeatmapAxes axes_;
+  const ShapeResult& shape_;
+  std::map<CellKey, Cell> cells_;
+  bool ratio_;
+  std::vector<std::string> columns_, rows_, panels_;  // panels_: {""} for a single panel
+  double low_ = 0, high_ = 0;
+};
+
+}  // namespace
+
+std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name) {
+  const KernelFamily& family = FamilyRegistry::find(results.family);
+  for (const ShapeResult& s : results.shapes) {
+    if (s.shape.name == shape_name && s.shape.size == size) return HeatmapSvg(family, s).render();
+  }
+  throw error(fmt::format("the sweep has no shape {} at {} {}", shape_name, family.size_parameter(), size));
+}
+
+}  // namespace exactune

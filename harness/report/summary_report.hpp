@@ -1,0 +1,36 @@
+// summary.md and its heatmaps: a sweep's results as a person reads them, per
+// shape the roofline (a copy of the same bytes), the eager chain, the best
+// exact variant and the chosen one; and where in the variant space the time goes.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "choose/heuristics.hpp"
+#include <exactune/results.hpp>
+#include "choose/targets.hpp"
+
+namespace exactune {
+
+// One heatmap that summary.md links, by file name relative to summary.md.
+struct HeatmapFile {
+  int size = 0;  // the value of the family's size parameter
+  std::string shape;
+  std::string file_name;  // "heatmap_<shape>.svg"
+};
+
+// Per size, the timed shape with the most rows (the first of equals): the
+// heatmaps summary_markdown links, for the caller to write with heatmap_svg.
+std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results);
+
+// With targets (targets.yaml), a section that sets each against the sweep.
+// The family the results name (FamilyRegistry) gives the size parameter's name.
+std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics, const Targets& targets = {});
+
+// Hot median (as a multiple of the copy's, when the copy was timed) over the
+// family's heatmap axes (KernelFamily::heatmap_axes): columns x rows, one panel
+// per value of the panel axis; each cell the best exact variant over the other
+// axes, which its label names. Throws exactune::error when the sweep has no
+// such shape at that size.
+std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name);
+
+}  // namespace exactune

@@ -1,0 +1,34 @@
+// sweep.yaml: the results of one sweep (results.hpp) as a file that a person can
+// read, that diffs line by line, and that the reports and the gate read back.
+// Every double is written in its shortest form that reads back to the same bits,
+// so writing and reading again changes nothing.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <exactune/results.hpp>
+
+namespace exactune {
+
+// The version of the format, written as `exactune_sweep: 1`; a reader refuses others.
+inline constexpr int kSweepFormatVersion = 1;
+
+// A shape is written as its name, model, parameters (in its family's order, as
+// a shape file spells them), bytes moved and timings.
+std::string to_sweep_yaml(const SweepResults& results);
+
+// Reads a sweep file's text; `source` names it in error messages. The file's
+// family (FamilyRegistry) names its shapes' parameter keys and derives each
+// shape's size and rows from them. Throws exactune::input_error "<source>:<line>:
+// <what is wrong>" on a missing or unknown key, a value of the wrong type, an
+// unknown family, a parameter its family refuses, or a shape or variant named twice.
+SweepResults parse_sweep_yaml(std::string_view text, const std::string& source);
+
+// Writes to a temporary file beside `path` and renames it over `path`, so a
+// reader never sees half a file and a failed write leaves the old one intact.
+// Creates the parent folder. Throws exactune::error when it cannot.
+void write_sweep_file(const SweepResults& results, const std::filesystem::path& path);
+SweepResults read_sweep_file(const std::filesystem::path& path);
+
+}  // namespace exactune

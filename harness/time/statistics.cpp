@@ -1,0 +1,21 @@
+#include "time/statistics.hpp"
+
+#include <algorithm>
+
+#include <exactune/error.hpp>
+
+namespace exactune {
+
+Timing timing_from_samples(std::vector<double> samples_us) {
+  if (samples_us.empty()) throw error("timing_from_samples: no samples");
+  std::sort(samples_us.begin(), samples_us.end());
+  const std::size_t n = samples_us.size();
+  Timing t;
+  t.median_us = n % 2 ? samples_us[n / 2] : (samples_us[n / 2 - 1] + samples_us[n / 2]) / 2;
+  t.min_us = samples_us.front();
+  t.max_us = samples_us.back();
+  t.samples = static_cast<int>(n);
+  return t;
+}
+
+}  // namespace exactune

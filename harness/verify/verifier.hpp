@@ -1,0 +1,64 @@
+// The verify stage: every (shape, variant, input case) run on a backend and its
+// output compared bit for bit with the family's reference. One record per run,
+// with an explicit disposition; a failure in one variant never stops the others.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <exactune/backend.hpp>
+#include "verify/bf16_compare.hpp"
+#include <exactune/compile_request.hpp>
+#include <exactune/family.hpp>
+#include <exactune/shapes.hpp>
+#include <exactune/workload.hpp>
+
+namespace exactune {
+
+enum class Disposition {
+  passed,     // bit-exact over the whole output
+  incorrect,  // ran, and some element differs
+  failed,     // did not compile, or could not run (launch error, refused input)
+  not_run,    // skipped because an earlier step failed
+};
+const char* to_string(Disposition d);
+
+struct VerifyRecord {
+  std::string shape;
+  std::string variant;
+  std::string input_case;
+  Disposition disposition = Disposition::not_run;
+  std::int64_t mismatches = 0;
+  std::optional<Mismatch> first_mismatch;
+  std::string message;  // why it failed, or the first mismatch in words
+};
+
+// One compiled variant for one size (the family's size parameter).
+struct VariantBuild {
+  Variant variant;
+  int size = 0;
+  CompileOutcome outcome;
+};
+
+struct VerifyOptions {
+  std::uint64_t seed = 1;
+  std::function<void(const VerifyRecord&)> on_record;  // called as each record is made
+};
+
+std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,
+                                          const SupportKernels& support, const std::vector<Shape>& shapes,
+                                          const std::vector<VariantBuild>& builds, const VerifyOptions& options);
+
+// The seed of one (shape, case): the same on every backend, different per pair.
+std::uint64_t case_seed(std::uint64_t seed, const std::string& shape, const std::string& input_case);
+
+struct VerifySummary {
+  std::size_t records = 0, passed = 0, incorrect = 0, failed = 0, not_run = 0;
+  std::size_t shape_variants = 0, exact_shape_variants = 0;  // (shape, variant) pairs; exact when all cases passed
+  bool all_passed() const { return records > 0 && passed == records; }
+};
+VerifySummary summarize(const std::vector<VerifyRecord>& records);
+
+}  // namespace exactune

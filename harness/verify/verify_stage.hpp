@@ -1,0 +1,43 @@
+// compile -> verify for one backend: compiles every valid variant of each
+// shape's size for the backend's target and verifies every variant on
+// every input case against the reference (one of the support kernels).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compile/compiler.hpp"
+#include "verify/verifier.hpp"
+
+namespace exactune {
+
+struct VerifyStageOptions {
+  std::string variant_glob = "*";
+  std::vector<std::string> variant_defines;  // e.g. {"EXACTUNE_PLANTED_FAULT=1"}: tests of the verifier
+  CompileOptions compile;
+  VerifyOptions verify;
+};
+
+struct VerifyStageResult {
+  std::vector<VariantBuild> builds;
+  std::vector<VerifyRecord> records;
+  std::size_t excluded = 0;
+};
+
+VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend, const SupportKernels& support,
+                                   const std::vector<Shape>& shapes, const CompileCache& cache,
+                                   const VerifyStageOptions& options);
+
+// Compiles and loads the family's support kernels for the backend; throws
+// exactune::error with the compiler's log when one fails (nothing can be
+// verified without the reference).
+SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
+                                    std::vector<CompileOutcome>* outcomes = nullptr);
+
+// How many (shape, variant, case) runs the verify stage will make: for progress.
+std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob);
+
+// The first `rows` rows of a shape (at least one per batch, at most its own
+// rows): what the CPU backend verifies, since it runs thousands of times slower.
+Shape first_rows(const KernelFamily& family, const Shape& shape, int rows);
+
+}  // namespace exactune

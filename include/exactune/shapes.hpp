@@ -1,0 +1,54 @@
+// Shapes: the named problems a sweep runs, read from YAML. A shape is one call
+// of a family's kernel. The core keeps the shape's parameters as the family
+// declared them (KernelFamily::shape_parameters) and never interprets one; the
+// family derives from them the two numbers the core does use: the size that
+// variants are compiled for, and the row count that tables are bucketed by.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace exactune {
+
+class KernelFamily;
+
+struct ShapeParameter {
+  std::string name;  // as the family declares it
+  double value = 0;  // integers too: every integer parameter is exact in a double up to 2^53
+  bool integer = true;
+
+  std::string text() const;  // as a YAML scalar: "2240", "1e-06"
+};
+
+struct Shape {
+  std::string name;   // unique in its set, e.g. "sana-1024px"
+  std::string model;  // e.g. "Sana 1024px"
+  std::vector<ShapeParameter> parameters;  // the family's, in its order, defaults filled in
+  int size = 0;                 // what a variant is specialised for (KernelFamily::size_parameter)
+  std::int64_t row_count = 0;   // rows of `size` elements one call processes
+
+  std::int64_t rows() const { return row_count; }
+  // A parameter's value; throws exactune::error when the shape has none of that name.
+  double number(std::string_view parameter) const;
+  std::int64_t integer(std::string_view parameter) const;
+  // "name=value" of every parameter, e.g. "batch=2, tokens=1024, ...".
+  std::string describe_parameters() const;
+};
+
+struct ShapeSet {
+  std::string family;  // the family the shapes are problems of
+  std::string source;  // file name, or "<embedded default of FAMILY>"
+  std::vector<Shape> shapes;
+
+  std::vector<int> sizes() const;  // distinct, ascending
+};
+
+// Parses a YAML shape set of `family`; `source` names it in error messages.
+// Throws exactune::input_error "<source>:<line>: <what is wrong>" on any invalid input.
+ShapeSet parse_shapes(const KernelFamily& family, std::string_view yaml_text, const std::string& source);
+ShapeSet load_shapes_file(const KernelFamily& family, const std::string& path);
+// The family's default set, embedded in the binary at build time.
+ShapeSet default_shapes(const KernelFamily& family);
+
+}  // namespace exactune

@@ -1,0 +1,37 @@
+// Vector loads and stores of bf16 data: VecLanes aten vectors of 4 bf16 (8 or 16
+// bytes) moved as one uint2 or uint4, with word access by compile-time index
+// (a run-time index would move the packet to local memory).
+#pragma once
+#include "kernel_templates/arith.cuh"
+
+namespace exactune_kernels {
+
+template <int VecLanes> struct packet;
+template <> struct packet<1> {
+  uint2 v;
+  __device__ __forceinline__ unsigned int word(int i) const { return i == 0 ? v.x : v.y; }
+  __device__ __forceinline__ void set_word(int i, unsigned int w) { if (i == 0) v.x = w; else v.y = w; }
+};
+template <> struct packet<2> {
+  uint4 v;
+  __device__ __forceinline__ unsigned int word(int i) const {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+  }
+  __device__ __forceinline__ void set_word(int i, unsigned int w) {
+    if (i == 0) v.x = w; else if (i == 1) v.y = w; else if (i == 2) v.z = w; else v.w = w;
+  }
+};
+
+template <int VecLanes>
+__device__ __forceinline__ packet<VecLanes> load_packet(const bf16_bits* p) {
+  packet<VecLanes> r;
+  r.v = *reinterpret_cast<const decltype(r.v)*>(p);
+  return r;
+}
+
+template <int VecLanes>
+__device__ __forceinline__ void store_packet(bf16_bits* p, const packet<VecLanes>& r) {
+  *reinterpret_cast<decltype(r.v)*>(p) = r.v;
+}
+
+}  // namespace exactune_kernels
