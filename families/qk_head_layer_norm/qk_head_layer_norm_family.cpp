@@ -1,0 +1,304 @@
+#include "qk_head_layer_norm_family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <map>
+
+#include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
+#include <exactune/shapes.hpp>
+#include <exactune/workload.hpp>
+
+#include "qk_head_layer_norm_inputs.hpp"
+#include "qk_head_layer_norm_workload.hpp"
+
+namespace exactune {
+namespace {
+
+constexpr int kAtenWarpLanes = 32;   // a head row (<= 32 vectors) lives in aten's warp 0
+constexpr int kMaxHeadDim = 4 * kAtenWarpLanes;
+constexpr int kLaneBudget = 8;       // aten lanes one thread may stand in for (about 64 registers, see exclusion)
+constexpr std::int64_t kMaxRows = (std::int64_t{1} << 30) - 1;  // rows per tensor: a joint grid of both fits in grid.x
+constexpr const char* kFusedTemplate = "families/qk_head_layer_norm/kernels/fused_qk_head_layer_norm.cuh";
+
+std::string value_of(const std::vector<Param>& params, const char* axis) {
+  for (const Param& p : params) {
+    if (p.axis == axis) return p.value;
+  }
+  throw error(fmt::format("qk_head_layer_norm: no value for axis '{}'", axis));
+}
+
+QkHeadLayerNormConfig decode(const std::vector<Param>& params) {
+  QkHeadLayerNormConfig c;
+  c.num_warps = std::stoi(value_of(params, "num_warps"));
+  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
+  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
+  c.folded_counts = value_of(params, "counts") == "fold";
+  c.split_grid = value_of(params, "qk_grid") == "split";
+  return c;
+}
+
+class QkHeadLayerNormFamily final : public KernelFamily {
+ public:
+  std::string name() const override { return "qk_head_layer_norm"; }
+
+  std::string description() const override {
+    return "per-head LayerNorm (no affine) of attention's q and k, bf16, both tensors in one launch, "
+           "bit-exact with torch 2.11's eager F.layer_norm(x, (head_dim,))";
+  }
+
+  // The same aten kernel as the first family's reference, at rows of <= 128.
+  std::string reference_recipe() const override { return "aten-2.11-vectorized-layer-norm-v4x128"; }
+
+  std::vector<ParameterSpec> shape_parameters() const override {
+    return {
+        {"batch", "batch size, > 0", true, {}},
+        {"tokens", "tokens per batch element, > 0 (text and image tokens together)", true, {}},
+        {"heads", "attention heads of q and of k, > 0", true, {}},
+        {"head_dim", "elements per head: a multiple of 4 in 4..128 (aten's vectorized LayerNorm needs % 4 == 0; a "
+                     "row of more than 32 vectors would reach aten's other warps)",
+         true, {}},
+        {"eps", "the LayerNorm epsilon, a finite number > 0", false, {}},
+    };
+  }
+
+  std::string size_parameter() const override { return "head_dim"; }
+
+  std::string parameter_problem(const std::string& name, double value) const override {
+    if (name == "head_dim") {
+      if (value < 4 || value > kMaxHeadDim) {
+        return fmt::format("head_dim {} is out of range (must be 4..{})", value, kMaxHeadDim);
+      }
+      if (static_cast<std::int64_t>(value) % 4 != 0) {
+        return fmt::format("head_dim {} is not a multiple of 4 (aten's vectorized LayerNorm needs % 4 == 0)", value);
+      }
+      return {};
+    }
+    if (name == "eps") {
+      return std::isfinite(value) && value > 0 ? "" : fmt::format("eps {} must be a finite number > 0", value);
+    }
+    return value > 0 ? "" : fmt::format("{} {} must be > 0", name, value);
+  }
+
+  void complete(Shape& shape) const override {
+    const QkHeadProblem p = QkHeadProblem::of(shape);
+    if (p.rows() > kMaxRows) {
+      throw input_error(fmt::format("batch * tokens * heads = {} rows per tensor: more than the {} served (the "
+                                    "kernel counts rows in an int, a joint grid covers both tensors)",
+                                    p.rows(), kMaxRows));
+    }
+    shape.size = p.head_dim;
+    shape.row_count = p.rows();
+  }
+
+  std::string default_shapes_path() const override { return "families/qk_head_layer_norm/shapes.yaml"; }
+
+  // Fewer tokens, every batch element and head kept (at least one token).
+  Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
+    const QkHeadProblem p = QkHeadProblem::of(shape);
+    const std::int64_t per_token = static_cast<std::int64_t>(p.batch) * p.heads;
+    const std::int64_t tokens = std::clamp<std::int64_t>(rows / per_token, 1, p.tokens);
+    Shape cut = shape;
+    for (ShapeParameter& parameter : cut.parameters) {
+      if (parameter.name == "tokens") parameter.value = static_cast<double>(tokens);
+    }
+    complete(cut);
+    return cut;
+  }
+
+  std::vector<Axis> axes() const override {
+    return {
+        {"num_warps", "warps per CTA", {"1", "2", "4", "8"}},
+        {"rows_per_cta", "head rows one CTA normalises; a row gets 32 * num_warps / rows_per_cta threads of one warp",
+         {"1", "2", "4", "8", "16", "32", "64"}},
+        {"vector_bytes", "bytes per load and store (4 or 8 bf16: one or two of aten's vectors)", {"8", "16"}},
+        {"counts", "Welford's counts: carried with the data, shuffled with it and turned into weights at each "
+                   "combine (rcp), or derived from the aten lane and head_dim, so that shuffles move mean and m2 "
+                   "only and the weights are computed off the data's path (fold)",
+         {"rcp", "fold"}},
+        {"qk_grid", "one grid whose first CTAs serve q and the rest k (joint), or one launch per tensor (split)",
+         {"joint", "split"}},
+    };
+  }
+
+  std::string variant_name(const std::vector<Param>& params) const override {
+    const QkHeadLayerNormConfig c = decode(params);
+    return fmt::format("w{}_r{}_v{}_{}_{}", c.num_warps, c.rows_per_cta, c.vector_bytes,
+                       c.folded_counts ? "fold" : "rcp", c.split_grid ? "split" : "joint");
+  }
+
+  std::string exclusion(const std::vector<Param>& params, int head_dim) const override {
+    const QkHeadLayerNormConfig c = decode(params);
+    if (head_dim % 4 != 0 || head_dim < 4 || head_dim > kMaxHeadDim) {
+      return fmt::format("head_dim {} is not served (a multiple of 4 in 4..{})", head_dim, kMaxHeadDim);
+    }
+    const int threads_in_cta = 32 * c.num_warps;
+    if (c.rows_per_cta > threads_in_cta || threads_in_cta % c.rows_per_cta != 0) {
+      return fmt::format("{} rows over {} threads leave less than one thread per row", c.rows_per_cta,
+                         threads_in_cta);
+    }
+    const int threads = c.threads_per_row();
+    if (threads > kAtenWarpLanes) {
+      return fmt::format("{} threads per row span several warps: aten reduces a head row of <= 32 vectors inside "
+                         "its warp 0, and the kernel keeps a row inside one warp (shuffles only, no shared memory, "
+                         "no barrier); take rows_per_cta >= num_warps",
+                         threads);
+    }
+    const int vectors_per_load = c.aten_vectors_per_load();
+    if (threads * vectors_per_load > kAtenWarpLanes) {
+      return fmt::format("a chunk of {} threads x {} aten vectors spans {} aten lanes: more than the {} of aten's "
+                         "warp 0, which holds every vector of a head row",
+                         threads, vectors_per_load, threads * vectors_per_load, kAtenWarpLanes);
+    }
+    if (c.vector_bytes == 16 && head_dim % 8 != 0) {
+      return fmt::format("16-byte loads need head_dim % 8 == 0 so that every row starts 16-byte aligned "
+                         "(head_dim {} leaves rows 8-byte aligned only)",
+                         head_dim);
+    }
+    // Each aten lane a thread stands in for costs its Welford state (mean, m2,
+    // and the count with rcp) and its vector of the row (2 registers, held for
+    // the output): about 7 registers. ptxas on sm_90: 8 lanes take 48-64
+    // registers, 16 lanes 56-95, 32 lanes 128-168.
+    const int row_vectors = head_dim / 4;
+    const int chunk_vectors = threads * vectors_per_load;
+    const int lanes = (row_vectors + chunk_vectors - 1) / chunk_vectors * vectors_per_load;
+    if (lanes > kLaneBudget) {
+      return fmt::format("{} threads per row with {}-byte loads make each thread stand in for {} aten lanes of a "
+                         "{}-vector row (their Welford states and vectors: about {} registers), over the budget "
+                         "of {} lanes",
+                         threads, c.vector_bytes, lanes, row_vectors, 7 * lanes, kLaneBudget);
+    }
+    return {};
+  }
+
+  CompileRequest variant_request(const Variant& variant, int head_dim, const std::string& target) const override {
+    const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
+    CompileRequest r;
+    r.name = fmt::format("{}@Dh{}", variant.name, head_dim);
+    r.main_file = kFusedTemplate;
+    r.name_expression =
+        fmt::format("&exactune_kernels::fused_qk_head_layer_norm<{}, {}, {}, {}, exactune_kernels::{}, "
+                    "exactune_kernels::{}>",
+                    head_dim, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
+                    c.folded_counts ? "qk_counts_fold" : "qk_counts_rcp",
+                    c.split_grid ? "qk_grid_split" : "qk_grid_joint");
+    r.target = target;
+    return r;
+  }
+
+  std::vector<CompileRequest> support_requests(const std::string& target) const override {
+    return {
+        {"aten_layer_norm", "kernel_templates/reference_layer_norm.cuh", "&exactune_kernels::aten_layer_norm",
+         target, {}},
+        {"copy_bytes", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", target, {}},
+    };
+  }
+
+  std::vector<InputCase> input_cases(const Shape&) const override {
+    std::vector<InputCase> cases;
+    for (const QkCase& c : qk_cases()) cases.push_back(describe_case(c));
+    return cases;
+  }
+
+  InputCase timing_case(const Shape& shape) const override {
+    return describe_case(find_qk_case(fmt::format("a1_e{:g}", QkHeadProblem::of(shape).eps == 1e-5 ? 1e-5 : 1e-6)));
+  }
+
+  std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                          const InputCase& input_case, std::uint64_t seed) const override {
+    return make_qk_head_layer_norm_workload(backend, support, shape, input_case, seed);
+  }
+
+  // q and k, each read once and written once.
+  std::int64_t bytes_moved(const Shape& shape) const override {
+    const QkHeadProblem p = QkHeadProblem::of(shape);
+    return 2 * 2 * p.rows() * p.head_dim * 2;
+  }
+
+  // aten has no launch of this shape (it gives a head row 128 threads, 96 of
+  // them idle, and q and k a launch each). The default is the variant closest
+  // to it that serves every head_dim: one warp per row in which thread p is
+  // aten's lane p of warp 0 (one aten lane per thread, no lane emulated inside
+  // a thread), 128-thread CTAs as aten's, 8-byte loads as aten's, counts
+  // carried with the data as aten does, and one launch for both tensors.
+  Configuration global_default() const override {
+    static const std::map<std::string, std::string, std::less<>> closest = {
+        {"num_warps", "4"}, {"rows_per_cta", "4"}, {"vector_bytes", "8"}, {"counts", "rcp"}, {"qk_grid", "joint"}};
+    Configuration c;
+    for (const Axis& axis : axes()) {
+      const auto it = closest.find(axis.name);
+      c.params.push_back({axis.name, it != closest.end() ? it->second : axis.values.front()});
+    }
+    c.variant = variant_name(c.params);
+    return c;
+  }
+
+  std::string global_default_reason() const override {
+    return "one warp per head row with thread p as aten's lane p of warp 0, 128-thread CTAs and 8-byte loads as "
+           "aten's: valid for every head_dim % 4 == 0 up to 128";
+  }
+
+  std::vector<SizeFallback> size_fallbacks() const override {
+    return {{"vector_bytes", "16", "8", 8,
+             "16-byte loads need head_dim % 8 == 0 (rows otherwise only 8-byte aligned)"}};
+  }
+
+  HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "qk_grid"}; }
+
+ private:
+  static InputCase describe_case(const QkCase& c) {
+    switch (c.values) {
+      case QkValues::signed_zeros:
+        return {c.name, fmt::format("q and k: rows of signed zeros (variance 0) and sparse N(0,1) among signed "
+                                    "zeros, eps {:g}",
+                                    c.eps)};
+      case QkValues::denormals:
+        return {c.name, fmt::format("q and k: bf16 denormals among signed zeros, and rows of (+-0, +-0, q, -q) "
+                                    "vectors whose Welford mean is -0, eps {:g}",
+                                    c.eps)};
+      case QkValues::normal:
+        break;
+    }
+    const std::string offset = c.offset != 0 ? fmt::format("{:g} + ", c.offset) : "";
+    return {c.name, fmt::format("q and k ~ {}{:g} * N(mu_row, 1), eps {:g}", offset, c.amplitude, c.eps)};
+  }
+};
+
+}  // namespace
+
+QkHeadLayerNormConfig QkHeadLayerNormConfig::from(const Variant& variant) { return decode(variant.params); }
+
+QkHeadProblem QkHeadProblem::of(const Shape& shape) {
+  QkHeadProblem p;
+  p.batch = static_cast<int>(shape.integer("batch"));
+  p.tokens = static_cast<int>(shape.integer("tokens"));
+  p.heads = static_cast<int>(shape.integer("heads"));
+  p.head_dim = static_cast<int>(shape.integer("head_dim"));
+  p.eps = shape.number("eps");
+  return p;
+}
+
+Shape qk_head_shape(std::string name, int batch, int tokens, int heads, int head_dim, double eps) {
+  Shape shape;
+  shape.name = std::move(name);
+  shape.model = shape.name;
+  shape.parameters = {{"batch", static_cast<double>(batch), true},
+                      {"tokens", static_cast<double>(tokens), true},
+                      {"heads", static_cast<double>(heads), true},
+                      {"head_dim", static_cast<double>(head_dim), true},
+                      {"eps", eps, false}};
+  qk_head_layer_norm_family().complete(shape);
+  return shape;
+}
+
+const KernelFamily& qk_head_layer_norm_family() {
+  static const QkHeadLayerNormFamily family;
+  return family;
+}
+
+EXACTUNE_REGISTER_FAMILY(qk_head_layer_norm_family(), 20)
+
+}  // namespace exactune
