@@ -1,6 +1,6 @@
 // The compile stage: turns requests into kernels, in parallel, through the
 // on-disk cache. GPU targets go to NVRTC (nvrtc_compiler), "host" to the host
-// C++ compiler (host_exec/host_compiler). A failed compile is an outcome with
+// C++ compiler (backends/cpu/host_compiler). A failed compile is an outcome with
 // its log, never an exception: one broken variant does not stop the others.
 #pragma once
 #include <functional>

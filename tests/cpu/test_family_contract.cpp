@@ -8,8 +8,8 @@
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
 
-#include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
+#include "cpu/cpu_verification.hpp"
 #include "compile/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "toy_family/toy_family.hpp"
@@ -78,11 +78,7 @@ TEST_CASE("a family's kernels compile with NVRTC for sm_90 and for the host") {
 }
 
 TEST_CASE("CPU verify passes the right variants and catches the planted wrong one") {
-  const KernelFamily& toy = exactune_test::toy_family();
-  const CompileCache cache(CompileCache::default_directory());
-  CpuBackend cpu(2);
-  const VerifyStageResult result =
-      run_verify_stage(toy, cpu, load_support_kernels(toy, cpu, cache), {toy_shape(3, 40)}, cache, {});
+  const VerifyStageResult result = exactune_test::verify_on_cpu(exactune_test::toy_family(), {toy_shape(3, 40)}, "*");
   REQUIRE(result.records.size() == 2);
   for (const VerifyRecord& r : result.records) {
     INFO(r.variant << ": " << r.message);

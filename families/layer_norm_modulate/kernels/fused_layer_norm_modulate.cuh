@@ -15,7 +15,7 @@
 // Each virtual warp's total goes to shared memory and every thread combines the
 // four in aten's order.
 //
-// Axes (see harness/layer_norm_modulate_family.cpp for their constraints):
+// Axes (see layer_norm_modulate_family.cpp for their constraints):
 //   NumWarps, RowsPerCta  the CTA shape; kThreadsPerRow = 32 * NumWarps / RowsPerCta
 //   VecLanes              aten vectors per load: 1 (8-byte loads) or 2 (16-byte)
 //   Tail                  tail_predicated: every chunk's load is guarded;

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "catch.hpp"
-#include "backends/cpu/cpu_backend.hpp"
+#include "cpu/cpu_verification.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include <exactune/space.hpp>
 #include "verify/verify_stage.hpp"
@@ -23,27 +23,13 @@ Shape small_shape(int hidden, int tokens) {
 
 VerifyStageResult verify_on_cpu(const std::vector<int>& hidden_sizes, const std::string& glob,
                                 const std::vector<std::string>& defines = {}, int tokens = 3) {
-  const KernelFamily& family = layer_norm_modulate_family();
-  const CompileCache cache(CompileCache::default_directory());
-  CpuBackend cpu(2);  // two CTAs at once: a persistent grid of 2 loops over the row groups
   std::vector<Shape> shapes;
   for (int d : hidden_sizes) shapes.push_back(small_shape(d, tokens));
-  VerifyStageOptions options;
-  options.variant_glob = glob;
-  options.variant_defines = defines;
-  return run_verify_stage(family, cpu, load_support_kernels(family, cpu, cache), shapes, cache, options);
+  return exactune_test::verify_on_cpu(layer_norm_modulate_family(), shapes, glob, defines);
 }
 
 void require_all_exact(const VerifyStageResult& result) {
-  for (const VariantBuild& b : result.builds) {
-    INFO(b.variant.name << " at hidden " << b.size << ":\n" << b.outcome.log);
-    REQUIRE(b.outcome.ok);
-  }
-  for (const VerifyRecord& r : result.records) {
-    INFO(r.shape << " " << r.variant << " " << r.input_case << ": " << r.message);
-    CHECK(r.disposition == Disposition::passed);
-  }
-  CHECK(summarize(result.records).all_passed());
+  exactune_test::require_all_exact(layer_norm_modulate_family(), result);
 }
 
 }  // namespace

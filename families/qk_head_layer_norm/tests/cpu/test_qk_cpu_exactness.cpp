@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
+#include "cpu/cpu_verification.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
 #include "verify/verify_stage.hpp"
 #include <exactune/space.hpp>
@@ -23,27 +23,13 @@ Shape small_shape(int head_dim) { return qk_head_shape(fmt::format("cpu-dh{}", h
 
 VerifyStageResult verify_on_cpu(const std::vector<int>& head_dims, const std::string& glob,
                                 const std::vector<std::string>& defines = {}) {
-  const KernelFamily& family = qk_head_layer_norm_family();
-  const CompileCache cache(CompileCache::default_directory());
-  CpuBackend cpu(2);
   std::vector<Shape> shapes;
   for (int d : head_dims) shapes.push_back(small_shape(d));
-  VerifyStageOptions options;
-  options.variant_glob = glob;
-  options.variant_defines = defines;
-  return run_verify_stage(family, cpu, load_support_kernels(family, cpu, cache), shapes, cache, options);
+  return exactune_test::verify_on_cpu(qk_head_layer_norm_family(), shapes, glob, defines);
 }
 
 void require_all_exact(const VerifyStageResult& result) {
-  for (const VariantBuild& b : result.builds) {
-    INFO(b.variant.name << " at head_dim " << b.size << ":\n" << b.outcome.log);
-    REQUIRE(b.outcome.ok);
-  }
-  for (const VerifyRecord& r : result.records) {
-    INFO(r.shape << " " << r.variant << " " << r.input_case << ": " << r.message);
-    CHECK(r.disposition == Disposition::passed);
-  }
-  CHECK(summarize(result.records).all_passed());
+  exactune_test::require_all_exact(qk_head_layer_norm_family(), result);
 }
 
 }  // namespace
