@@ -5,7 +5,8 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep] [sass]   (no argument: tests torch verify faults)
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep] [sass] [runtime] [runtime-bench]
+#          (no argument: tests torch verify faults runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
@@ -16,8 +17,13 @@ pack() { tar czf /tmp/gpu-results.tgz -C "$OUT" --exclude=gpu-results.tgz . && m
 export EXACTUNE_CACHE_DIR=${EXACTUNE_CACHE_DIR:-/tmp/exactune-cache}
 export EXACTUNE_BUILD_DIR=${EXACTUNE_BUILD_DIR:-build-gpu}
 export PYTHONUNBUFFERED=1
+# The Python package from this tree, on the runtime library just built; its
+# torch op library is compiled on first import into TORCH_EXTENSIONS_DIR.
+export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+export EXACTUNE_RUNTIME_LIB=$PWD/$EXACTUNE_BUILD_DIR/libexactune_runtime.so
+export TORCH_EXTENSIONS_DIR=${TORCH_EXTENSIONS_DIR:-/tmp/exactune-torch-extensions}
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults)
+[ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults runtime)
 status=0
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -90,6 +96,20 @@ for stage in "${stages[@]}"; do
       PATH=$PATH:/usr/local/cuda/bin bash ci/sass.sh -o "$OUT/sass" ${EXACTUNE_SASS_GLOBS:-'w2_r1_predicated_v16_*_late_*'} \
         >"$OUT/sass.log" 2>&1 || status=1
       note "sass: $(grep -c '^==' "$OUT/sass.log") kernels disassembled ($(( $(date +%s) - t0 )) s)"
+      ;;
+    runtime)
+      # The torch ops against real torch: exactness, layouts, fallbacks, graphs, torch.compile, the gate.
+      timeout "${EXACTUNE_RUNTIME_TIMEOUT:-500}" python3 -m pytest python/tests/gpu -q -p no:cacheprovider -rA \
+        >"$OUT/runtime-tests.log" 2>&1 || status=1
+      note "runtime tests: $(tail -1 "$OUT/runtime-tests.log") ($(( $(date +%s) - t0 )) s)"
+      grep -E "^FAILED|^ERROR|SKIPPED" "$OUT/runtime-tests.log" | head -20
+      ;;
+    runtime-bench)
+      # runtime.json for reports/<gpu>/runtime.md (python/tools/runtime_report.py writes the page).
+      timeout "${EXACTUNE_BENCH_TIMEOUT:-400}" python3 python/tools/runtime_bench.py --out "$OUT/runtime.json" \
+        >"$OUT/runtime-bench.log" 2>&1 || status=1
+      note "runtime bench: $(tail -1 "$OUT/runtime-bench.log") ($(( $(date +%s) - t0 )) s)"
+      grep -v "^exactune: " "$OUT/runtime-bench.log" | tail -16
       ;;
     *) echo "unknown stage $stage"; status=2 ;;
   esac

@@ -18,3 +18,8 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "error: the CUDA toolkit (nvcc, NVRTC) was not found at /usr/local/cuda" >&2
   exit 1
 fi
+# The Python package's CPU tests and the runtime report's check (tests/CMakeLists.txt).
+if ! python3 -c "import yaml" 2>/dev/null; then
+  echo "installing: PyYAML"
+  python3 -m pip install -q pyyaml
+fi

@@ -282,6 +282,14 @@ class LayerNormModulateFamily final : public KernelFamily {
 
 LayerNormModulateConfig LayerNormModulateConfig::from(const Variant& variant) { return decode(variant.params); }
 
+LaunchGeometry LayerNormModulateConfig::geometry(std::int64_t rows,
+                                                 const std::function<unsigned(unsigned)>& resident_ctas) const {
+  const unsigned block_threads = 32u * num_warps;
+  const unsigned groups = static_cast<unsigned>((rows + rows_per_cta - 1) / rows_per_cta);
+  const unsigned ctas = persistent ? std::min(groups, resident_ctas(block_threads)) : groups;
+  return LaunchGeometry{Dim3{ctas, 1, 1}, Dim3{block_threads, 1, 1}, 0};
+}
+
 ModulateProblem ModulateProblem::of(const Shape& shape) {
   ModulateProblem p;
   p.batch = static_cast<int>(shape.integer("batch"));

@@ -3,7 +3,9 @@
 // bit-exact with PyTorch 2.11's eager chain (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <exactune/backend.hpp>
 #include <exactune/family.hpp>
+#include <functional>
 #include <exactune/shapes.hpp>
 #include <string>
 
@@ -24,6 +26,11 @@ struct LayerNormModulateConfig {
   int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
   int aten_vectors_per_load() const { return vector_bytes / 8; }
   static LayerNormModulateConfig from(const Variant& variant);
+
+  // The launch over `rows` rows, the same for the harness and the runtime:
+  // one CTA per group of rows, or for a persistent grid as many CTAs as the
+  // GPU holds at once (resident_ctas(block_threads)), if fewer.
+  LaunchGeometry geometry(std::int64_t rows, const std::function<unsigned(unsigned)>& resident_ctas) const;
 };
 
 // A shape of this family, decoded: x is (batch, tokens, hidden) bf16; scale and

@@ -92,12 +92,10 @@ void LayerNormModulateWorkload::launch_variant(const LoadedKernel& kernel, const
                                   problem_.modulation_stride, c.vector_bytes, why));
   }
   const std::int64_t rows = shape_.rows();
-  const unsigned block_threads = 32u * c.num_warps;
-  const unsigned groups = static_cast<unsigned>((rows + c.rows_per_cta - 1) / c.rows_per_cta);
-  const unsigned ctas = c.persistent ? std::min(groups, backend_.resident_ctas(kernel, block_threads)) : groups;
-  launch_kernel(backend_, kernel, Dim3{ctas, 1, 1}, Dim3{block_threads, 1, 1}, x_at_, scale_, shift_,
-         out_.address(), static_cast<int>(rows), problem_.tokens, static_cast<long long>(problem_.modulation_stride),
-         eps_);
+  const LaunchGeometry g =
+      c.geometry(rows, [&](unsigned block_threads) { return backend_.resident_ctas(kernel, block_threads); });
+  launch_kernel(backend_, kernel, g.grid, g.block, x_at_, scale_, shift_, out_.address(), static_cast<int>(rows),
+                problem_.tokens, static_cast<long long>(problem_.modulation_stride), eps_);
 }
 
 void LayerNormModulateWorkload::launch_copy() {

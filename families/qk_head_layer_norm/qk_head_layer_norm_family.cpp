@@ -271,6 +271,11 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 
 QkHeadLayerNormConfig QkHeadLayerNormConfig::from(const Variant& variant) { return decode(variant.params); }
 
+LaunchGeometry QkHeadLayerNormConfig::geometry(std::int64_t rows) const {
+  const unsigned groups = static_cast<unsigned>((rows + rows_per_cta - 1) / rows_per_cta);
+  return LaunchGeometry{Dim3{split_grid ? groups : 2 * groups, 1, 1}, Dim3{32u * num_warps, 1, 1}, 0};
+}
+
 QkHeadProblem QkHeadProblem::of(const Shape& shape) {
   QkHeadProblem p;
   p.batch = static_cast<int>(shape.integer("batch"));

@@ -5,6 +5,7 @@
 // with PyTorch 2.11's eager aten kernel (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
 #include <string>
@@ -22,6 +23,11 @@ struct QkHeadLayerNormConfig {
   int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
   int aten_vectors_per_load() const { return vector_bytes / 8; }
   static QkHeadLayerNormConfig from(const Variant& variant);
+
+  // One launch over `rows` rows of each tensor, the same for the harness and
+  // the runtime: a joint grid covers q's row groups then k's; a split grid is
+  // launched once per tensor, each over its own groups.
+  LaunchGeometry geometry(std::int64_t rows) const;
 };
 
 // A shape of this family, decoded: q and k are each (batch, tokens, heads, head_dim).

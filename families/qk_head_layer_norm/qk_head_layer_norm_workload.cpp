@@ -86,15 +86,14 @@ void QkHeadLayerNormWorkload::launch_variant(const LoadedKernel& kernel, const V
     require_aligned(address, c.vector_bytes, what, why);
   }
   const int rows = static_cast<int>(rows_);
-  const unsigned groups = static_cast<unsigned>((rows_ + c.rows_per_cta - 1) / c.rows_per_cta);
-  const Dim3 block{32u * c.num_warps, 1, 1};
+  const LaunchGeometry g = c.geometry(rows_);
   if (c.split_grid) {
     // The kernel serves its first tensor only: q's launch, then k's in q's slots.
     const DeviceAddress none = 0;
-    launch_kernel(backend_, kernel, Dim3{groups, 1, 1}, block, q, none, q_out, none, rows, 0, eps_);
-    launch_kernel(backend_, kernel, Dim3{groups, 1, 1}, block, k, none, k_out, none, rows, 0, eps_);
+    launch_kernel(backend_, kernel, g.grid, g.block, q, none, q_out, none, rows, 0, eps_);
+    launch_kernel(backend_, kernel, g.grid, g.block, k, none, k_out, none, rows, 0, eps_);
   } else {
-    launch_kernel(backend_, kernel, Dim3{2 * groups, 1, 1}, block, q, k, q_out, k_out, rows, rows, eps_);
+    launch_kernel(backend_, kernel, g.grid, g.block, q, k, q_out, k_out, rows, rows, eps_);
   }
 }
 

@@ -22,5 +22,6 @@ void add_sweep_command(CLI::App& app, Run& run);
 void add_gate_command(CLI::App& app, Run& run);
 void add_emit_header_command(CLI::App& app, Run& run);
 void add_report_command(CLI::App& app, Run& run);
+void add_tables_command(CLI::App& app, Run& run);
 
 }  // namespace exactune::cli

@@ -13,6 +13,7 @@
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
+#include "report/family_json.hpp"
 
 namespace exactune {
 namespace {
@@ -32,11 +33,13 @@ bool is_identifier(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-FamilyView family_view(const Heuristics& h) {
-  const KernelFamily& family = FamilyRegistry::find(h.family);
+FamilyView family_view(const std::string& family_name) {
+  const KernelFamily& family = FamilyRegistry::find(family_name);
   FamilyView view{family, family.size_parameter(), {}};
-  // select()'s other arguments and Entry's other members
-  constexpr std::array<std::string_view, 6> kTaken = {"cc_major", "cc_minor", "sm_count", "rows", "max_rows", "config"};
+  // select()'s other arguments and its locals, and Entry's other members
+  constexpr std::array<std::string_view, 11> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count",
+                                                       "rows",        "found",    "d",        "e",
+                                                       "tuned",       "max_rows", "config"};
   if (!is_identifier(family.name()) || !is_identifier(view.size) ||
       std::find(kTaken.begin(), kTaken.end(), view.size) != kTaken.end()) {
     throw error(fmt::format("family '{}' with size parameter '{}': both must be C++ identifiers, and the size "
@@ -62,22 +65,26 @@ std::string fallback_clause(const SizeFallback& f, const std::string& size) {
                      f.from, size, f.multiple, f.why, f.to);
 }
 
-// How select() falls back, in words: written into the header's comments and
-// the JSON, so that both sets of consumers read the same rules.
-std::vector<std::string> fallback_rules(const Heuristics& h, const FamilyView& view) {
+// How select() finds the GPU and falls back, in words: written into the
+// header's comments and the JSON, so that both sets of consumers read the same rules.
+std::vector<std::string> fallback_rules(const FamilyTables& tables, const FamilyView& view) {
   std::vector<std::string> clauses;
   for (const SizeFallback& f : view.family.size_fallbacks()) clauses.push_back(fallback_clause(f, view.size));
-  std::string rule2 =
-      "2. Otherwise, on a GPU of the same compute capability (this one at an untuned size, or one with another SM "
-      "count): that architecture's default";
-  if (clauses.size() == 1) rule2 += "; " + clauses.front();
-  if (clauses.size() > 1) rule2 += fmt::format("; the first that applies of: {}", fmt::join(clauses, "; "));
+  std::string rule3 =
+      "3. On a device found at a size without a table, or found by its compute capability alone: that device's "
+      "default";
+  if (clauses.size() == 1) rule3 += "; " + clauses.front();
+  if (clauses.size() > 1) rule3 += fmt::format("; the first that applies of: {}", fmt::join(clauses, "; "));
   return {
-      fmt::format("1. This GPU (same compute capability and SM count) at a tuned size ({}): the bucket that holds "
-                  "the row count. A size's buckets ascend by max_rows; the last has none and holds every larger count.",
+      "1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else the first, "
+      "in the order listed, with the GPU's compute capability and SM count; else the first with its compute "
+      "capability; else none.",
+      fmt::format("2. On a device found by its name or by its compute capability and SM count, at a size of its "
+                  "table ({}): the bucket that holds the row count. A size's buckets ascend by max_rows; the last "
+                  "has none and holds every larger count.",
                   view.size),
-      rule2 + ".",
-      fmt::format("3. Any other GPU: the global default, {}, {}.", h.global_default.variant,
+      rule3 + ".",
+      fmt::format("4. No device: the global default, {}, {}.", tables.global_default.variant,
                   view.family.global_default_reason()),
   };
 }
@@ -230,6 +237,7 @@ std::string table_types(const FamilyView& view) {
   std::string out = fmt::format(R"(
 // One bucket of one GPU's table: at `{0}`, rows up to max_rows (-1: no bound).
 struct Entry {{
+  const char* device_name;  // as the CUDA driver names the GPU
   int cc_major;
   int cc_minor;
   int sm_count;
@@ -241,6 +249,7 @@ struct Entry {{
 // A GPU's default: for its sizes without a table, and for other GPUs of its
 // architecture.
 struct ArchDefault {{
+  const char* device_name;
   int cc_major;
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
@@ -254,83 +263,167 @@ struct ArchDefault {{
   return out + "};\n\n";
 }
 
+// Rule 1, the device whose measurements answer, as constexpr C++17 that
+// includes nothing (std::strcmp is not constexpr).
+constexpr const char* kFindDevice = R"(
+// Whether two device names are the same text; a null name equals none.
+constexpr bool same_name(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// The device select() answers from (none: nullptr), and whether its table
+// applies: found by name or by compute capability and SM count, not by
+// compute capability alone.
+struct FoundDevice {
+  const ArchDefault* device;
+  bool table_applies;
+};
+
+constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_minor, int sm_count) {
+  for (const ArchDefault& d : kArchDefaults) {
+    if (same_name(d.device_name, device_name)) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor && d.sm_count == sm_count) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor) return {&d, false};
+  }
+  return {nullptr, false};
+}
+)";
+
 std::string select_function(const std::vector<AxisForm>& forms, const FamilyView& view) {
   std::string out = fmt::format(R"(
-constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int {0}, long long rows) {{
-  for (const Entry& e : kTable) {{  // 1.
-    const bool same_gpu = e.cc_major == cc_major && e.cc_minor == cc_minor && e.sm_count == sm_count;
-    if (same_gpu && e.{0} == {0} && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int {0},
+                              long long rows) {{
+  const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
+  if (found.device == nullptr) return kGlobalDefault;  // 4.
+  const ArchDefault& d = *found.device;
+  for (const Entry& e : kTable) {{  // 2.
+    const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.{0} == {0};
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
   }}
-  for (const ArchDefault& d : kArchDefaults) {{  // 2.
-    if (d.cc_major == cc_major && d.cc_minor == cc_minor) {{
 )",
                                 view.size);
   for (const SizeFallback& f : view.family.size_fallbacks()) {
-    fmt::format_to(std::back_inserter(out), "      if (d.config.{} == {} && {} % {} != 0) return d.{};\n", f.axis,
+    fmt::format_to(std::back_inserter(out), "  if (d.config.{} == {} && {} % {} != 0) return d.{};  // 3.\n", f.axis,
                    cpp_value(form_of(forms, f), f.from), view.size, f.multiple, fallback_member(f));
   }
-  return out + fmt::format(R"(      return d.config;
-    }}
-  }}
-  return kGlobalDefault;  // 3.
-}}
+  return out + fmt::format("  return d.config;  // 3.\n}}\n\n}}  // namespace {}\n", cpp_namespace(view));
+}
 
-}}  // namespace {}
-)",
-                           cpp_namespace(view));
+// `text` as a C++ string literal holding exactly its bytes: quotes, backslashes
+// and question marks (no trigraph) escaped, any other byte outside printable
+// ASCII as an octal escape of three digits, which no following digit extends.
+std::string cpp_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || c == '?') {
+      out += {'\\', c};
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += fmt::format("\\{:03o}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string describe_gpu(const DeviceHeuristics& d) {
+  return fmt::format("{} ({}, {} SMs)", comment_safe(d.name), d.arch, d.sm_count);
+}
+
+// The comment above a family's namespace: what it selects, how to call it and the rules it answers by.
+std::string family_comment(const FamilyTables& tables, const FamilyView& view) {
+  std::vector<std::string> gpus;
+  for (const DeviceHeuristics& d : tables.devices) gpus.push_back(describe_gpu(d));
+  std::string out = comment_lines(
+      fmt::format("The launch configuration of the fused kernel {}: {}. Chosen by exactune among the variants "
+                  "proven bit-exact, from timings on {}. Self-contained C++17, for C++ and the host side of CUDA "
+                  "code; each family has a namespace of its own, so that several can be included together.",
+                  tables.family, comment_safe(view.family.description()), fmt::join(gpus, "; ")),
+      "");
+  out += "//\n";
+  out += comment_lines(
+      fmt::format("Use: {0}::select(device_name, cc_major, cc_minor, sm_count, {1}, rows), where device_name is "
+                  "the GPU's name as the CUDA driver reports it (nullptr or \"\" when unknown), {1} the size the "
+                  "variants are specialised for and rows the number of rows of {1} elements one call processes. "
+                  "It finds the device by rule 1 and answers by the first of rules 2 to 4 that applies:",
+                  cpp_namespace(view), view.size),
+      "");
+  for (const std::string& rule : fallback_rules(tables, view)) out += comment_lines(rule, "");
+  return out;
+}
+
+// The namespace exactune_heuristics::<family>: its types, every device's table and defaults, and select().
+std::string family_namespace(const FamilyTables& tables, const FamilyView& view) {
+  const std::vector<AxisForm> forms = axis_forms(view.family);
+  std::string out = cpp_types(forms, view) + table_types(view);
+  out += "// Every device's buckets, device by device.\ninline constexpr Entry kTable[] = {\n";
+  for (const DeviceHeuristics& d : tables.devices) {
+    const ComputeCapability cc = compute_capability(d.arch);
+    out += comment_lines(describe_gpu(d), "    ");
+    for (std::size_t i = 0; i < d.choices.size(); ++i) {
+      const Choice& c = d.choices[i];
+      const bool continues = i > 0 && d.choices[i - 1].size == c.size;
+      out += comment_lines(describe_choice(c, continues ? d.choices[i - 1].max_rows : std::nullopt, view), "    ");
+      fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {}, {}, {}, {}}},\n", cpp_string(d.name), cc.major,
+                     cc.minor, d.sm_count, c.size, c.max_rows ? *c.max_rows : -1, cpp_config(c.chosen, forms));
+    }
+  }
+  out += "};\n\n// The configuration chosen most often on each device, in the order rule 1 tries them.\n";
+  out += "inline constexpr ArchDefault kArchDefaults[] = {\n";
+  for (const DeviceHeuristics& d : tables.devices) {
+    const ComputeCapability cc = compute_capability(d.arch);
+    out += comment_lines(describe_gpu(d), "    ");
+    fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {},\n     {}", cpp_string(d.name), cc.major, cc.minor,
+                   d.sm_count, cpp_config(d.default_configuration, forms));
+    for (const SizeFallback& f : view.family.size_fallbacks()) {
+      form_of(forms, f);  // checks the fallback against the axes
+      out += ",\n     " + cpp_config(with_fallback(d.default_configuration, f, view.family), forms);
+    }
+    out += "},\n";
+  }
+  out += "};\n\n";
+  out += comment_lines(fmt::format("Rule 4, the global default: {}.", comment_safe(view.family.global_default_reason())), "");
+  fmt::format_to(std::back_inserter(out), "inline constexpr LaunchConfig kGlobalDefault = {};\n",
+                 cpp_config(tables.global_default, forms));
+  return out + kFindDevice + select_function(forms, view);
 }
 
 }  // namespace
 
-std::string emit_header(const Heuristics& h) {
-  const FamilyView view = family_view(h);
-  const DeviceHeuristics& d = h.device;
-  const ComputeCapability cc = compute_capability(d.arch);
-  const std::vector<AxisForm> forms = axis_forms(view.family);
-  const std::string gpu = fmt::format("{} ({}, {} SMs)", comment_safe(d.name), d.arch, d.sm_count);
-  std::string out = fmt::format("// Generated {}.\n//\n", kGeneratedBy);
+std::string emit_header(const FamilyTables& tables) {
+  const FamilyView view = family_view(tables.family);
+  return fmt::format("// Generated {}.\n//\n{}#pragma once\n\n{}", kGeneratedBy, family_comment(tables, view),
+                     family_namespace(tables, view));
+}
+
+std::string emit_tables_header(const std::vector<FamilyTables>& families) {
+  std::string out = fmt::format("// Generated {}.\n//\n", kTablesGeneratedBy);
   out += comment_lines(
-      fmt::format("The launch configuration of the fused kernel {}: {}. Chosen by exactune among the variants "
-                  "proven bit-exact, from timings on {}. Self-contained C++17, for C++ and the host side of CUDA "
-                  "code; each family's header has a namespace of its own, so that several can be included together.",
-                  h.family, comment_safe(view.family.description()), gpu),
+      "Every kernel family's launch configurations for every GPU swept, a namespace per family "
+      "(exactune_heuristics::<family>), each with the select() of the family's own exactune_heuristics.hpp.",
       "");
-  out += "//\n";
-  out += comment_lines(
-      fmt::format("Use: {0}::select(cc_major, cc_minor, sm_count, {1}, rows), where {1} is the size the variants "
-                  "are specialised for and rows the number of rows of {1} elements one call processes. It answers by "
-                  "the first rule that applies:",
-                  cpp_namespace(view), view.size),
-      "");
-  for (const std::string& rule : fallback_rules(h, view)) out += comment_lines(rule, "");
-  out += "#pragma once\n\n" + cpp_types(forms, view) + table_types(view);
-  out += fmt::format("// {}\ninline constexpr Entry kTable[] = {{\n", gpu);
-  for (std::size_t i = 0; i < d.choices.size(); ++i) {
-    const Choice& c = d.choices[i];
-    const bool continues = i > 0 && d.choices[i - 1].size == c.size;
-    out += comment_lines(describe_choice(c, continues ? d.choices[i - 1].max_rows : std::nullopt, view), "    ");
-    fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {}, {}, {}}},\n", cc.major, cc.minor, d.sm_count,
-                   c.size, c.max_rows ? *c.max_rows : -1, cpp_config(c.chosen, forms));
+  out += "#pragma once\n";
+  for (const FamilyTables& tables : families) {
+    const FamilyView view = family_view(tables.family);
+    out += "\n" + family_comment(tables, view) + "\n" + family_namespace(tables, view);
   }
-  out += "};\n\n// The configuration chosen most often on each GPU.\ninline constexpr ArchDefault kArchDefaults[] = {\n";
-  out += comment_lines(gpu, "    ");
-  fmt::format_to(std::back_inserter(out), "    {{{}, {}, {},\n     {}", cc.major, cc.minor, d.sm_count,
-                 cpp_config(d.default_configuration, forms));
-  for (const SizeFallback& f : view.family.size_fallbacks()) {
-    form_of(forms, f);  // checks the fallback against the axes
-    out += ",\n     " + cpp_config(with_fallback(d.default_configuration, f, view.family), forms);
-  }
-  out += "},\n};\n\n";
-  out += comment_lines(fmt::format("Rule 3, the global default: {}.", comment_safe(view.family.global_default_reason())), "");
-  fmt::format_to(std::back_inserter(out), "inline constexpr LaunchConfig kGlobalDefault = {};\n",
-                 cpp_config(h.global_default, forms));
-  return out + select_function(forms, view);
+  return out;
 }
 
 // -------------------------------------------------------------------- the JSON
 namespace {
 
-using Json = nlohmann::ordered_json;  // keys in the order written: "generated" first
+using Json = GeneratedJson;
 
 Json json_value(const AxisForm& f, const std::string& value) { return f.integer ? Json(std::stoi(value)) : Json(value); }
 
@@ -366,36 +459,51 @@ Json json_fallbacks(const Configuration& default_configuration, const std::vecto
   return fallbacks;
 }
 
-}  // namespace
-
-std::string emit_json(const Heuristics& h) {
-  const FamilyView view = family_view(h);
-  const DeviceHeuristics& d = h.device;
+Json device_json(const DeviceHeuristics& d, const std::vector<AxisForm>& forms, const FamilyView& view) {
   const ComputeCapability cc = compute_capability(d.arch);
-  const std::vector<AxisForm> forms = axis_forms(view.family);
   Json table = Json::array();
   for (const Choice& c : d.choices) table.push_back(json_choice(c, forms, view));
-  const Json device = {{"name", d.name},
-                       {"slug", d.slug},
-                       {"arch", d.arch},
-                       {"cc_major", cc.major},
-                       {"cc_minor", cc.minor},
-                       {"sm_count", d.sm_count},
-                       {"default", json_config(d.default_configuration, forms)},
-                       {"default_fallbacks", json_fallbacks(d.default_configuration, forms, view)},
-                       {"table", table}};
+  return {{"name", d.name},
+          {"slug", d.slug},
+          {"arch", d.arch},
+          {"cc_major", cc.major},
+          {"cc_minor", cc.minor},
+          {"sm_count", d.sm_count},
+          {"default", json_config(d.default_configuration, forms)},
+          {"default_fallbacks", json_fallbacks(d.default_configuration, forms, view)},
+          {"table", table}};
+}
+
+// The file format of exactune_tables.json, around its families' objects.
+constexpr int kTablesFormatVersion = 1;
+
+}  // namespace
+
+Json family_json(const FamilyTables& tables, std::string_view generated_by) {
+  const FamilyView view = family_view(tables.family);
+  const std::vector<AxisForm> forms = axis_forms(view.family);
+  Json devices = Json::array();
+  for (const DeviceHeuristics& d : tables.devices) devices.push_back(device_json(d, forms, view));
+  return {{"generated", generated_by},
+          {"format_version", tables.format_version},
+          {"family", tables.family},
+          {"select",
+           {{"inputs", fmt::format("device_name, cc_major, cc_minor, sm_count, {}, rows", view.size)},
+            {"size", view.size},
+            {"size_description", view.size_description},
+            {"rows", fmt::format("the number of rows of {} elements one call processes", view.size)},
+            {"fallback", fallback_rules(tables, view)}}},
+          {"devices", devices},
+          {"global_default", json_config(tables.global_default, forms)}};
+}
+
+std::string emit_json(const FamilyTables& tables) { return family_json(tables, kGeneratedBy).dump(2) + "\n"; }
+
+std::string emit_tables_json(const std::vector<FamilyTables>& families) {
+  Json objects = Json::array();
+  for (const FamilyTables& tables : families) objects.push_back(family_json(tables, kTablesGeneratedBy));
   const Json root = {
-      {"generated", kGeneratedBy},
-      {"format_version", h.format_version},
-      {"family", h.family},
-      {"select",
-       {{"inputs", fmt::format("cc_major, cc_minor, sm_count, {}, rows", view.size)},
-        {"size", view.size},
-        {"size_description", view.size_description},
-        {"rows", fmt::format("the number of rows of {} elements one call processes", view.size)},
-        {"fallback", fallback_rules(h, view)}}},
-      {"devices", Json::array({device})},
-      {"global_default", json_config(h.global_default, forms)}};
+      {"generated", kTablesGeneratedBy}, {"format_version", kTablesFormatVersion}, {"families", objects}};
   return root.dump(2) + "\n";
 }
 

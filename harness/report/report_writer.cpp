@@ -1,6 +1,7 @@
 #include "report/report_writer.hpp"
 
 #include "choose/heuristics.hpp"
+#include "report/device_config_files.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
@@ -16,6 +17,26 @@ std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, co
   write_text_file(files[0], emit_header(heuristics));
   write_text_file(files[1], emit_json(heuristics));
   return files;
+}
+
+std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families) {
+  std::vector<GeneratedFile> files = {{kTablesHeaderFile, emit_tables_header(families)},
+                                      {kTablesJsonFile, emit_tables_json(families)}};
+  for (const FamilyTables& tables : families) {
+    for (DeviceConfigFile& f : device_config_files(tables)) {
+      files.push_back({fs::path(tables.family) / f.name, std::move(f.text)});
+    }
+  }
+  return files;
+}
+
+std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, const fs::path& directory) {
+  std::vector<fs::path> written;
+  for (const GeneratedFile& f : tables_files(families)) {
+    written.push_back(directory / f.path);
+    write_text_file(written.back(), f.text);
+  }
+  return written;
 }
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets) {

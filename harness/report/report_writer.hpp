@@ -3,12 +3,16 @@
 // generated header and JSON (from heuristics.yaml alone), summary.md and its
 // heatmaps. summary.md also sets speed targets (a targets.yaml, written by hand
 // next to the sweep.yaml it judges) against the results.
+// And reports/tables/: the tables of every family on every GPU swept, a function
+// of all the heuristics.yaml together.
 #pragma once
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include <exactune/results.hpp>
 #include "choose/targets.hpp"
+#include "report/family_tables.hpp"
 
 namespace exactune {
 
@@ -20,5 +24,17 @@ std::vector<std::filesystem::path> write_reports(const SweepResults& results, co
 // from it alone: what `exactune emit-header` and the sweep both do.
 std::vector<std::filesystem::path> write_generated_tables(const std::filesystem::path& heuristics_yaml,
                                                           const std::filesystem::path& directory);
+
+struct GeneratedFile {
+  std::filesystem::path path;  // relative to the folder it is written to
+  std::string text;
+};
+
+// What `exactune tables` writes of `families` (tables_by_family): exactune_tables.hpp,
+// exactune_tables.json, then <family>/device_name=<NAME>.json per family and device.
+std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families);
+// Writes them under `directory`; returns their paths.
+std::vector<std::filesystem::path> write_tables(const std::vector<FamilyTables>& families,
+                                                const std::filesystem::path& directory);
 
 }  // namespace exactune

@@ -27,14 +27,14 @@ namespace exactune {
   X(cuInit) X(cuDriverGetVersion)                                                              \
   X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                \
   X(cuDeviceTotalMem)                                                                          \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)                  \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                                 \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                                \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                               \
   X(cuMemAlloc) X(cuMemFree)                                                                   \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)                    \
   X(cuMemsetD8) X(cuMemsetD8Async)                                                             \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                                  \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamIsCapturing)          \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                    \
   X(cuEventElapsedTime)                                                                        \
   X(cuStreamBeginCapture) X(cuStreamEndCapture)                                                \

@@ -3,20 +3,25 @@
 // The launch configuration of the fused kernel layer_norm_modulate: LayerNorm (no affine) + adaLN
 // modulate, bf16: out = LN(x) * (1 + scale) + shift, bit-exact with torch 2.11's eager chain.
 // Chosen by exactune among the variants proven bit-exact, from timings on NVIDIA H200 (sm_90, 132
-// SMs). Self-contained C++17, for C++ and the host side of CUDA code; each family's header has a
-// namespace of its own, so that several can be included together.
+// SMs). Self-contained C++17, for C++ and the host side of CUDA code; each family has a namespace
+// of its own, so that several can be included together.
 //
-// Use: exactune_heuristics::layer_norm_modulate::select(cc_major, cc_minor, sm_count, hidden,
-// rows), where hidden is the size the variants are specialised for and rows the number of rows of
-// hidden elements one call processes. It answers by the first rule that applies:
-// 1. This GPU (same compute capability and SM count) at a tuned size (hidden): the bucket that
-// holds the row count. A size's buckets ascend by max_rows; the last has none and holds every
-// larger count.
-// 2. Otherwise, on a GPU of the same compute capability (this one at an untuned size, or one with
-// another SM count): that architecture's default; where its vector_bytes is 16 and hidden % 8 != 0
-// (rows only 8-byte aligned), the same configuration with vector_bytes 8.
-// 3. Any other GPU: the global default, w4_r1_predicated_v8_reload_rcp_late_f32_full, aten's own
-// launch shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
+// Use: exactune_heuristics::layer_norm_modulate::select(device_name, cc_major, cc_minor, sm_count,
+// hidden, rows), where device_name is the GPU's name as the CUDA driver reports it (nullptr or ""
+// when unknown), hidden the size the variants are specialised for and rows the number of rows of
+// hidden elements one call processes. It finds the device by rule 1 and answers by the first of
+// rules 2 to 4 that applies:
+// 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
+// the first, in the order listed, with the GPU's compute capability and SM count; else the first
+// with its compute capability; else none.
+// 2. On a device found by its name or by its compute capability and SM count, at a size of its
+// table (hidden): the bucket that holds the row count. A size's buckets ascend by max_rows; the
+// last has none and holds every larger count.
+// 3. On a device found at a size without a table, or found by its compute capability alone: that
+// device's default; where its vector_bytes is 16 and hidden % 8 != 0 (rows only 8-byte aligned),
+// the same configuration with vector_bytes 8.
+// 4. No device: the global default, w4_r1_predicated_v8_reload_rcp_late_f32_full, aten's own launch
+// shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
 #pragma once
 
 namespace exactune_heuristics::layer_norm_modulate {
@@ -57,6 +62,7 @@ struct LaunchConfig {
 
 // One bucket of one GPU's table: at `hidden`, rows up to max_rows (-1: no bound).
 struct Entry {
+  const char* device_name;  // as the CUDA driver names the GPU
   int cc_major;
   int cc_minor;
   int sm_count;
@@ -68,6 +74,7 @@ struct Entry {
 // A GPU's default: for its sizes without a table, and for other GPUs of its
 // architecture.
 struct ArchDefault {
+  const char* device_name;
   int cc_major;
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
@@ -75,56 +82,87 @@ struct ArchDefault {
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, for hidden % 8 != 0
 };
 
-// NVIDIA H200 (sm_90, 132 SMs)
+// Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
+    // NVIDIA H200 (sm_90, 132 SMs)
     // hidden 2240, rows <= 275: 2.238 us on edge-37tok-d2240; runner-up
     // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.30%
-    {9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
     // hidden 2240, rows > 275: 6.337 us on sana-1024px; runner-up
     // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.22%
-    {9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
     // hidden 3072, rows <= 64: 1.536 us on edge-1tok-d3072; runner-up
     // w4_r1_predicated_v8_reload_fold_early_bf16x2_full +13.06%; shared by the size's buckets
-    {9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
     // hidden 3072, rows 65..4344: 12.327 us on flux1-1024px-image; runner-up
     // w2_r1_predicated_v16_reload_rcp_late_bf16x2_full +3.30%
-    {9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"}},
     // hidden 3072, rows > 4344: 15.611 us on flux1-1024px-joint; runner-up
     // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +2.47%
-    {9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"}},
     // hidden 4096, rows <= 1570: 3.684 us on edge-301tok-d4096; runner-up
     // w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent +4.23%
-    {9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
     // hidden 4096, rows > 1570: 18.323 us on glm-image; runner-up
     // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +1.08%; shared by the size's
     // buckets
-    {9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
 };
 
-// The configuration chosen most often on each GPU.
+// The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    {9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132,
      {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
      {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
 };
 
-// Rule 3, the global default: aten's own launch shape (4 warps, one row per CTA, 8-byte loads),
+// Rule 4, the global default: aten's own launch shape (4 warps, one row per CTA, 8-byte loads),
 // valid for every hidden % 4 == 0.
 inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2::reload, Counts::rcp, Modulation::late, Elementwise::f32, Grid::full, "w4_r1_predicated_v8_reload_rcp_late_f32_full"};
 
-constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int hidden, long long rows) {
-  for (const Entry& e : kTable) {  // 1.
-    const bool same_gpu = e.cc_major == cc_major && e.cc_minor == cc_minor && e.sm_count == sm_count;
-    if (same_gpu && e.hidden == hidden && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+// Whether two device names are the same text; a null name equals none.
+constexpr bool same_name(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
   }
-  for (const ArchDefault& d : kArchDefaults) {  // 2.
-    if (d.cc_major == cc_major && d.cc_minor == cc_minor) {
-      if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;
-      return d.config;
-    }
+  return *a == *b;
+}
+
+// The device select() answers from (none: nullptr), and whether its table
+// applies: found by name or by compute capability and SM count, not by
+// compute capability alone.
+struct FoundDevice {
+  const ArchDefault* device;
+  bool table_applies;
+};
+
+constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_minor, int sm_count) {
+  for (const ArchDefault& d : kArchDefaults) {
+    if (same_name(d.device_name, device_name)) return {&d, true};
   }
-  return kGlobalDefault;  // 3.
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor && d.sm_count == sm_count) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor) return {&d, false};
+  }
+  return {nullptr, false};
+}
+
+constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int hidden,
+                              long long rows) {
+  const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
+  if (found.device == nullptr) return kGlobalDefault;  // 4.
+  const ArchDefault& d = *found.device;
+  for (const Entry& e : kTable) {  // 2.
+    const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+  }
+  if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;  // 3.
+  return d.config;  // 3.
 }
 
 }  // namespace exactune_heuristics::layer_norm_modulate

@@ -4,19 +4,23 @@
 // of attention's q and k, bf16, both tensors in one launch, bit-exact with torch 2.11's eager
 // F.layer_norm(x, (head_dim,)). Chosen by exactune among the variants proven bit-exact, from
 // timings on NVIDIA H200 (sm_90, 132 SMs). Self-contained C++17, for C++ and the host side of CUDA
-// code; each family's header has a namespace of its own, so that several can be included together.
+// code; each family has a namespace of its own, so that several can be included together.
 //
-// Use: exactune_heuristics::qk_head_layer_norm::select(cc_major, cc_minor, sm_count, head_dim,
-// rows), where head_dim is the size the variants are specialised for and rows the number of rows of
-// head_dim elements one call processes. It answers by the first rule that applies:
-// 1. This GPU (same compute capability and SM count) at a tuned size (head_dim): the bucket that
-// holds the row count. A size's buckets ascend by max_rows; the last has none and holds every
-// larger count.
-// 2. Otherwise, on a GPU of the same compute capability (this one at an untuned size, or one with
-// another SM count): that architecture's default; where its vector_bytes is 16 and head_dim % 8 !=
-// 0 (16-byte loads need head_dim % 8 == 0 (rows otherwise only 8-byte aligned)), the same
-// configuration with vector_bytes 8.
-// 3. Any other GPU: the global default, w4_r4_v8_rcp_joint, one warp per head row with thread p as
+// Use: exactune_heuristics::qk_head_layer_norm::select(device_name, cc_major, cc_minor, sm_count,
+// head_dim, rows), where device_name is the GPU's name as the CUDA driver reports it (nullptr or ""
+// when unknown), head_dim the size the variants are specialised for and rows the number of rows of
+// head_dim elements one call processes. It finds the device by rule 1 and answers by the first of
+// rules 2 to 4 that applies:
+// 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
+// the first, in the order listed, with the GPU's compute capability and SM count; else the first
+// with its compute capability; else none.
+// 2. On a device found by its name or by its compute capability and SM count, at a size of its
+// table (head_dim): the bucket that holds the row count. A size's buckets ascend by max_rows; the
+// last has none and holds every larger count.
+// 3. On a device found at a size without a table, or found by its compute capability alone: that
+// device's default; where its vector_bytes is 16 and head_dim % 8 != 0 (16-byte loads need head_dim
+// % 8 == 0 (rows otherwise only 8-byte aligned)), the same configuration with vector_bytes 8.
+// 4. No device: the global default, w4_r4_v8_rcp_joint, one warp per head row with thread p as
 // aten's lane p of warp 0, 128-thread CTAs and 8-byte loads as aten's: valid for every head_dim % 4
 // == 0 up to 128.
 #pragma once
@@ -42,6 +46,7 @@ struct LaunchConfig {
 
 // One bucket of one GPU's table: at `head_dim`, rows up to max_rows (-1: no bound).
 struct Entry {
+  const char* device_name;  // as the CUDA driver names the GPU
   int cc_major;
   int cc_minor;
   int sm_count;
@@ -53,6 +58,7 @@ struct Entry {
 // A GPU's default: for its sizes without a table, and for other GPUs of its
 // architecture.
 struct ArchDefault {
+  const char* device_name;
   int cc_major;
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
@@ -60,46 +66,77 @@ struct ArchDefault {
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, for head_dim % 8 != 0
 };
 
-// NVIDIA H200 (sm_90, 132 SMs)
+// Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
+    // NVIDIA H200 (sm_90, 132 SMs)
     // head_dim 32, every row count: 9.012 us on dit-h70-d32; runner-up w2_r32_v16_rcp_joint +0.48%
-    {9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"}},
     // head_dim 64, every row count: 30.772 us on dit-h48-d64; runner-up w4_r32_v16_rcp_split +0.16%
-    {9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"}},
+    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"}},
     // head_dim 128, rows <= 12457: 1.538 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +4.71%
-    {9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
     // head_dim 128, rows 12458..146542: 34.092 us on glm-image-1024px; runner-up
     // w2_r16_v16_rcp_joint +0.70%
-    {9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
     // head_dim 128, rows > 146542: 42.017 us on glm-image-1024px-joint; runner-up
     // w2_r16_v16_rcp_joint +0.33%
-    {9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
 };
 
-// The configuration chosen most often on each GPU.
+// The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    {9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132,
      {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
      {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
 };
 
-// Rule 3, the global default: one warp per head row with thread p as aten's lane p of warp 0,
+// Rule 4, the global default: one warp per head row with thread p as aten's lane p of warp 0,
 // 128-thread CTAs and 8-byte loads as aten's: valid for every head_dim % 4 == 0 up to 128.
 inline constexpr LaunchConfig kGlobalDefault = {4, 4, 8, Counts::rcp, QkGrid::joint, "w4_r4_v8_rcp_joint"};
 
-constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int head_dim, long long rows) {
-  for (const Entry& e : kTable) {  // 1.
-    const bool same_gpu = e.cc_major == cc_major && e.cc_minor == cc_minor && e.sm_count == sm_count;
-    if (same_gpu && e.head_dim == head_dim && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+// Whether two device names are the same text; a null name equals none.
+constexpr bool same_name(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
   }
-  for (const ArchDefault& d : kArchDefaults) {  // 2.
-    if (d.cc_major == cc_major && d.cc_minor == cc_minor) {
-      if (d.config.vector_bytes == 16 && head_dim % 8 != 0) return d.config_vector_bytes_8;
-      return d.config;
-    }
+  return *a == *b;
+}
+
+// The device select() answers from (none: nullptr), and whether its table
+// applies: found by name or by compute capability and SM count, not by
+// compute capability alone.
+struct FoundDevice {
+  const ArchDefault* device;
+  bool table_applies;
+};
+
+constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_minor, int sm_count) {
+  for (const ArchDefault& d : kArchDefaults) {
+    if (same_name(d.device_name, device_name)) return {&d, true};
   }
-  return kGlobalDefault;  // 3.
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor && d.sm_count == sm_count) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor) return {&d, false};
+  }
+  return {nullptr, false};
+}
+
+constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int head_dim,
+                              long long rows) {
+  const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
+  if (found.device == nullptr) return kGlobalDefault;  // 4.
+  const ArchDefault& d = *found.device;
+  for (const Entry& e : kTable) {  // 2.
+    const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.head_dim == head_dim;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+  }
+  if (d.config.vector_bytes == 16 && head_dim % 8 != 0) return d.config_vector_bytes_8;  // 3.
+  return d.config;  // 3.
 }
 
 }  // namespace exactune_heuristics::qk_head_layer_norm

@@ -1,159 +1,25 @@
 // The chooser on recorded timings, heuristics.yaml, the generated header and
 // JSON (compiled and run as a consumer would), and summary.md with its heatmaps.
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "catch.hpp"
+#include "heuristics_fixture.hpp"
 #include <exactune/error.hpp>
 #include "choose/heuristics.hpp"
 #include "report/heuristics_emitter.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include <exactune/space.hpp>
 #include "report/summary_report.hpp"
 #include "choose/targets.hpp"
 
 using namespace exactune;
+using namespace heuristics_fixture;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The variants the recorded sweep uses, by the axes this test knows; any
-// further axis of the family takes its first value.
-constexpr const char* kAten = "w4_r1_predicated_v8_reload";
-constexpr const char* kRegisters = "w2_r1_predicated_v8_registers";
-constexpr const char* kWide = "w2_r1_predicated_v16_reload";
-constexpr const char* kWideNarrowed = "w2_r1_predicated_v8_reload";
-constexpr const char* kIncorrect = "w1_r1_predicated_v16_reload";  // the fastest of all, and not exact
-constexpr const char* kUntimed = "w4_r2_predicated_v8_reload";     // exact, never timed
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// The first variant whose name is `prefix` or starts with "<prefix>_".
-Variant find_variant(const std::string& prefix) {
-  for (Candidate& c : enumerate_space(layer_norm_modulate_family(), 4096)) {
-    if (c.variant.name == prefix || c.variant.name.rfind(prefix + "_", 0) == 0) return std::move(c.variant);
-  }
-  FAIL("no variant " << prefix);
-  return {};
-}
-
-std::string full(const std::string& prefix) { return find_variant(prefix).name; }
-
-VariantResult variant(const std::string& prefix) {
-  Variant v = find_variant(prefix);
-  VariantResult r;
-  r.variant = v.name;
-  r.params = v.params;
-  return r;
-}
-
-VariantResult timed(const std::string& name, double median_us, double spread = 0.005) {
-  VariantResult v = variant(name);
-  v.exact = true;
-  v.cases_passed = v.cases_total = 9;
-  v.hot = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 20};
-  return v;
-}
-
-VariantResult incorrect(const std::string& name) {
-  VariantResult v = variant(name);
-  v.cases_total = 9;
-  v.failure_kind = "incorrect";
-  v.failure = "case a1_e1e-06, row 3, column 17: 0x3f80 vs 0x3f81 (1 ulp) | more";
-  v.hot = Timing{1.0, 1.0, 1.0, 20};  // a timing must not make it a candidate
-  return v;
-}
-
-VariantResult untimed(const std::string& name) {
-  VariantResult v = variant(name);
-  v.exact = true;
-  return v;
-}
-
-ShapeResult shape(const std::string& name, int batch, int tokens, int hidden, std::vector<VariantResult> variants) {
-  ShapeResult s;
-  s.shape = modulate_shape(name, batch, tokens, hidden, 1e-6, 1);
-  s.shape.model = "test model";
-  s.copy_hot = Timing{2.0, 2.0, 2.0, 20};
-  s.eager_hot = Timing{40.0, 40.0, 40.0, 20};
-  s.variants = std::move(variants);
-  return s;
-}
-
-// Hidden 2240: three buckets (37, 2048, 8192 rows) and a shape with nothing
-// timed; aten's launch shape is within noise of the best at 37 and 2048 rows
-// and 6.7% behind at 8192. Hidden 3072: two buckets that the wide variant wins.
-SweepResults recorded_sweep() {
-  SweepResults r;
-  r.device = {.name = "NVIDIA H200", .slug = "nvidia-h200", .arch = "sm_90", .sm_count = 132, .l2_bytes = 60 << 20,
-              .driver_version = 13000, .nvrtc_version = "13.0"};
-  r.family = "layer_norm_modulate";
-  r.reference_recipe = "torch 2.11 eager";
-  r.created = "2025-01-01T00:00:00Z";
-  r.wall_s = 12;
-  r.timing.hot = "CUDA graph of 20 launches";
-  r.timing.repetitions = 20;
-  r.shapes.push_back(shape("edge-37", 1, 37, 2240,
-                           {timed(kWide, 5.00), timed(kAten, 5.05), timed(kRegisters, 5.5), incorrect(kIncorrect),
-                            untimed(kUntimed)}));
-  r.shapes.push_back(shape("sana", 2, 1024, 2240,
-                           {timed(kAten, 10.0), timed(kWide, 10.1), timed(kRegisters, 11.0), incorrect(kIncorrect)}));
-  r.shapes.push_back(shape("untimed-4000", 1, 4000, 2240, {untimed(kAten), untimed(kWide)}));
-  r.shapes.push_back(shape("big", 1, 8192, 2240,
-                           {timed(kRegisters, 30.0), timed(kAten, 32.0), timed(kWide, 33.5), incorrect(kIncorrect)}));
-  r.shapes.push_back(shape("flux-image", 1, 4096, 3072, {timed(kWide, 20.0), timed(kRegisters, 21.0)}));
-  r.shapes.push_back(shape("flux-joint", 1, 4608, 3072, {timed(kWide, 22.0), timed(kRegisters, 23.0)}));
-  return r;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-// A fresh folder under the system's temporary one, removed when the test ends.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag)
-      : path_(fs::temp_directory_path() / fmt::format("exactune-heuristics-{}-{}", tag, ::getpid())) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-// Runs a shell command with its output to a file; the exit code and the output.
-std::pair<int, std::string> run_shell(const std::string& command, const fs::path& log) {
-  const int status = std::system(fmt::format("{} > '{}' 2>&1", command, log.string()).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
-}
-
-// The message of the exactune::error `action` throws.
-template <typename Action>
-std::string error_of(Action action) {
-  try {
-    action();
-  } catch (const error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::string parse_error(const std::string& yaml) {
   return error_of([&] { parse_heuristics_yaml(yaml, "h.yaml"); });
@@ -288,8 +154,10 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   // A namespace per family, so that the headers of several families can be included together.
   CHECK(contains(header, "\nnamespace exactune_heuristics::layer_norm_modulate {\n"));
   CHECK(contains(header, "}  // namespace exactune_heuristics::layer_norm_modulate\n"));
-  CHECK(contains(header, "constexpr LaunchConfig select(int cc_major, int cc_minor, int sm_count, int hidden, long long rows)"));
-  CHECK(contains(header, "      if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;\n"));
+  CHECK(contains(header, "constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, "
+                         "int sm_count, int hidden,\n                              long long rows)"));
+  CHECK(contains(header, "  if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;  // 3.\n"));
+  CHECK(contains(header, "    {\"NVIDIA H200\", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8,"));
   const std::string json = emit_json(parsed);
   CHECK(json.rfind("{\n  \"generated\": \"by exactune emit-header from heuristics.yaml; do not edit\",", 0) == 0);
   CHECK(contains(json, "\"family\": \"layer_norm_modulate\""));
@@ -338,46 +206,55 @@ TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics]") {
 }
 
 TEST_CASE("the generated header compiles as C++17 and selects through the fallback chain", "[heuristics]") {
+  // The H200 of the recorded sweep, an H800 PCIe (sm_90, 114 SMs) and an A100 (sm_80), each with its own
+  // configurations (heuristics_fixture.hpp).
   const TempDir dir("header");
-  write_text(dir.path() / kHeuristicsHeaderFile, emit_header(choose_heuristics(recorded_sweep())));
-  write_text(dir.path() / "probe.cpp", R"(#include <cstdio>
+  const std::string output = compile_and_run(dir.path(), kHeuristicsHeaderFile, emit_header(family_tables(three_gpu_files())), R"(#include <cstdio>
 #include "exactune_heuristics.hpp"
 using namespace exactune_heuristics::layer_norm_modulate;
-static_assert(select(9, 0, 132, 2240, 8192).num_warps == 2, "select is usable at compile time");
-void show(const char* what, int major, int minor, int sms, int hidden, long long rows) {
-  const LaunchConfig c = select(major, minor, sms, hidden, rows);
+static_assert(select("NVIDIA H200", 9, 0, 132, 2240, 8192).num_warps == 2, "select is usable at compile time");
+void show(const char* what, const char* name, int major, int minor, int sms, int hidden, long long rows) {
+  const LaunchConfig c = select(name, major, minor, sms, hidden, rows);
   std::printf("%s %s %d %d %d %d %d\n", what, c.variant, c.num_warps, c.rows_per_cta, int(c.tail), c.vector_bytes,
               int(c.pass2));
 }
 int main() {
-  show("bucket-37", 9, 0, 132, 2240, 37);
-  show("bucket-edge", 9, 0, 132, 2240, 275);
-  show("bucket-next", 9, 0, 132, 2240, 276);
-  show("bucket-last", 9, 0, 132, 2240, 1000000);
-  show("d3072", 9, 0, 132, 3072, 4608);
-  show("untuned-hidden", 9, 0, 132, 1024, 10);
-  show("same-arch", 9, 0, 114, 2240, 37);
-  show("same-arch-hidden-4mod8", 9, 0, 114, 2244, 37);
-  show("other-arch", 8, 0, 108, 2240, 37);
+  show("bucket-37", "NVIDIA H200", 9, 0, 132, 2240, 37);
+  show("bucket-edge", "NVIDIA H200", 9, 0, 132, 2240, 275);
+  show("bucket-next", nullptr, 9, 0, 132, 2240, 276);
+  show("bucket-last", "", 9, 0, 132, 2240, 1000000);
+  show("d3072", "NVIDIA H200", 9, 0, 132, 3072, 4608);
+  show("untuned-hidden", "NVIDIA H200", 9, 0, 132, 1024, 10);
+  show("by-name-over-sms", "NVIDIA H800 PCIe", 9, 0, 132, 2240, 37);
+  show("by-sms", "NVIDIA H800", 9, 0, 114, 2240, 37);
+  show("by-sms-untuned", nullptr, 9, 0, 114, 1024, 10);
+  show("same-arch", "NVIDIA H20", 9, 0, 78, 2240, 37);
+  show("same-arch-hidden-4mod8", nullptr, 9, 0, 78, 2244, 37);
+  show("other-arch-by-name", "NVIDIA A100-SXM4-80GB", 8, 0, 56, 2240, 37);
+  show("other-arch-only", "NVIDIA A30", 8, 0, 56, 2244, 37);
+  show("unknown", "NVIDIA T4", 7, 5, 40, 2240, 37);
 }
 )");
-  const std::string compiler = fmt::format("c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I'{0}' '{0}/probe.cpp' -o '{0}/probe'",
-                                           dir.path().string());
-  const auto [compiled, compile_log] = run_shell(compiler, dir.path() / "compile.log");
-  INFO(compile_log);
-  REQUIRE(compiled == 0);
-  const auto [ran, output] = run_shell(fmt::format("'{}/probe'", dir.path().string()), dir.path() / "run.log");
-  REQUIRE(ran == 0);
-  CHECK(output == fmt::format("bucket-37 {0} 4 1 0 8 0\n"
-                              "bucket-edge {0} 4 1 0 8 0\n"
-                              "bucket-next {0} 4 1 0 8 0\n"
-                              "bucket-last {1} 2 1 0 8 1\n"
-                              "d3072 {2} 2 1 0 16 0\n"
-                              "untuned-hidden {2} 2 1 0 16 0\n"
-                              "same-arch {2} 2 1 0 16 0\n"
-                              "same-arch-hidden-4mod8 {3} 2 1 0 8 0\n"
-                              "other-arch {0} 4 1 0 8 0\n",
-                              full(kAten), full(kRegisters), full(kWide), full(kWideNarrowed)));
+  // The fields of a variant as the probe prints them: num_warps rows_per_cta tail vector_bytes pass2.
+  const auto line = [](const std::string& what, const std::string& prefix) {
+    const Configuration c = configuration(prefix);
+    const auto value = [&](const std::string& axis) {
+      for (const Param& p : c.params) {
+        if (p.axis == axis) return p.value;
+      }
+      return std::string("?");
+    };
+    return fmt::format("{} {} {} {} {} {} {}\n", what, c.variant, value("num_warps"), value("rows_per_cta"),
+                       value("tail") == "predicated" ? 0 : 1, value("vector_bytes"), value("pass2") == "reload" ? 0 : 1);
+  };
+  CHECK(output == line("bucket-37", kAten) + line("bucket-edge", kAten) + line("bucket-next", kAten) +
+                      line("bucket-last", kRegisters) + line("d3072", kWide) + line("untuned-hidden", kWide) +
+                      line("by-name-over-sms", kH800Choice) + line("by-sms", kH800Choice) +
+                      line("by-sms-untuned", kH800Default) +
+                      // By architecture alone: the first sm_90 device's default (the H200's, by slug), tuned size or not.
+                      line("same-arch", kWide) + line("same-arch-hidden-4mod8", kWideNarrowed) +
+                      line("other-arch-by-name", kA100Choice) + line("other-arch-only", kA100DefaultNarrowed) +
+                      line("unknown", kAten));
 }
 
 TEST_CASE("exactune emit-header writes the header and JSON next to the yaml", "[heuristics]") {

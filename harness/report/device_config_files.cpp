@@ -1,0 +1,57 @@
+#include "report/device_config_files.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include <exactune/error.hpp>
+#include "report/family_json.hpp"
+
+namespace exactune {
+
+std::string device_file_name(std::string_view device_name) {
+  std::string name(device_name);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  return fmt::format("device_name={}.json", name);
+}
+
+std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
+  // Made from the family's JSON, so that a configuration reads the same in both.
+  const GeneratedJson family = family_json(tables, kTablesGeneratedBy);
+  const std::string size = family["select"]["size"];
+  std::vector<DeviceConfigFile> files;
+  for (std::size_t i = 0; i < tables.devices.size(); ++i) {
+    const GeneratedJson& device = family["devices"][i];
+    GeneratedJson file = {
+        {"generated", kTablesGeneratedBy},
+        {"family", tables.family},
+        {"device",
+         {{"name", device["name"]},
+          {"arch", device["arch"]},
+          {"cc_major", device["cc_major"]},
+          {"cc_minor", device["cc_minor"]},
+          {"sm_count", device["sm_count"]}}},
+        {"keys", fmt::format("{} -> the largest row count of the bucket (\"inf\": every larger count) -> launch config",
+                             size)},
+        {"default", device["default"]},
+        {"default_fallbacks", device["default_fallbacks"]}};
+    for (const GeneratedJson& bucket : device["table"]) {
+      const GeneratedJson& max_rows = bucket["max_rows"];
+      file[bucket[size].dump()][max_rows.is_null() ? "inf" : max_rows.dump()] = bucket["config"];
+    }
+    const std::string name = device_file_name(tables.devices[i].name);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (files[j].name == name) {
+        throw input_error(fmt::format("family {}: devices '{}' and '{}' both make the file name {}; each GPU needs "
+                                      "one of its own",
+                                      tables.family, tables.devices[j].name, tables.devices[i].name, name));
+      }
+    }
+    files.push_back({name, file.dump(2) + "\n"});
+  }
+  return files;
+}
+
+}  // namespace exactune

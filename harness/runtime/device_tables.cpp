@@ -1,0 +1,195 @@
+#include "runtime/device_tables.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include <exactune/error.hpp>
+
+namespace exactune {
+namespace {
+
+using Json = nlohmann::json;
+
+// A JSON value with the path that reached it, so that every error names the
+// exact place in the file.
+struct Node {
+  const Json& json;
+  std::string path;
+  const std::string& source;
+
+  [[noreturn]] void fail(std::string_view what) const {
+    throw input_error(fmt::format("{}: {}: {}", source, path.empty() ? "(top level)" : path, what));
+  }
+  Node at(const std::string& key) const {
+    if (!json.is_object()) fail("is not an object");
+    const auto it = json.find(key);
+    if (it == json.end()) fail(fmt::format("has no \"{}\"", key));
+    return Node{*it, path.empty() ? key : path + "." + key, source};
+  }
+  bool has(const std::string& key) const { return json.is_object() && json.contains(key); }
+  std::vector<Node> items() const {
+    if (!json.is_array()) fail("is not an array");
+    std::vector<Node> nodes;
+    for (std::size_t i = 0; i < json.size(); ++i) nodes.push_back(Node{json[i], fmt::format("{}[{}]", path, i), source});
+    return nodes;
+  }
+  std::string text() const {
+    if (!json.is_string() || json.get_ref<const std::string&>().empty()) fail("is not a non-empty string");
+    return json.get<std::string>();
+  }
+  std::int64_t integer(std::int64_t low, std::int64_t high) const {
+    if (!json.is_number_integer()) fail("is not an integer");
+    const std::int64_t value = json.get<std::int64_t>();
+    if (value < low || value > high) fail(fmt::format("{} is not in {}..{}", value, low, high));
+    return value;
+  }
+  std::string variant() const { return at("variant").text(); }
+};
+
+constexpr std::int64_t kMaxInt = 2147483647;
+
+TableDevice read_device(const Node& node, const std::string& size_parameter) {
+  TableDevice device;
+  device.identity.name = node.at("name").text();
+  device.identity.cc_major = static_cast<int>(node.at("cc_major").integer(1, 99));
+  device.identity.cc_minor = static_cast<int>(node.at("cc_minor").integer(0, 9));
+  device.identity.sm_count = static_cast<int>(node.at("sm_count").integer(1, 100000));
+  device.default_variant = node.at("default").variant();
+  if (node.has("default_fallbacks")) {
+    for (const Node& fallback : node.at("default_fallbacks").items()) {
+      device.default_fallbacks.push_back(fallback.at("config").variant());
+    }
+  }
+  for (const Node& entry : node.at("table").items()) {
+    TableBucket bucket;
+    bucket.size = static_cast<int>(entry.at(size_parameter).integer(1, kMaxInt));
+    const Node max_rows = entry.at("max_rows");
+    if (!max_rows.json.is_null()) bucket.max_rows = max_rows.integer(1, INT64_MAX);
+    bucket.variant = entry.at("config").variant();
+    if (!device.buckets.empty()) {
+      const TableBucket& before = device.buckets.back();
+      const bool same_size = before.size == bucket.size;
+      if (same_size && (!before.max_rows || (bucket.max_rows && *bucket.max_rows <= *before.max_rows))) {
+        entry.fail("buckets of one size must ascend by max_rows, the unbounded one last");
+      }
+    }
+    device.buckets.push_back(std::move(bucket));
+  }
+  return device;
+}
+
+FamilyTable read_family(const Node& node) {
+  FamilyTable table;
+  table.family = node.at("family").text();
+  table.size_parameter = node.at("select").at("size").text();
+  for (const Node& device : node.at("devices").items()) table.devices.push_back(read_device(device, table.size_parameter));
+  table.global_default = node.at("global_default").variant();
+  return table;
+}
+
+}  // namespace
+
+std::string DeviceIdentity::describe() const {
+  return fmt::format("{} (sm_{}{}, {} SMs)", name, cc_major, cc_minor, sm_count);
+}
+
+const FamilyTable* RuntimeTables::find(std::string_view family) const {
+  const auto it = std::find_if(families.begin(), families.end(), [&](const FamilyTable& t) { return t.family == family; });
+  return it == families.end() ? nullptr : &*it;
+}
+
+RuntimeTables parse_runtime_tables(std::string_view json_text, const std::string& source) {
+  Json root;
+  try {
+    root = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    throw input_error(fmt::format("{}: not valid JSON: {}", source, e.what()));
+  }
+  const Node top{root, "", source};
+  RuntimeTables tables{source, {}};
+  // exactune_tables.json holds every family; one family's heuristics.json is accepted too.
+  if (top.has("families")) {
+    for (const Node& family : top.at("families").items()) tables.families.push_back(read_family(family));
+  } else {
+    tables.families.push_back(read_family(top));
+  }
+  for (std::size_t i = 0; i < tables.families.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (tables.families[i].family == tables.families[j].family) {
+        throw input_error(fmt::format("{}: family {} appears twice", source, tables.families[i].family));
+      }
+    }
+  }
+  return tables;
+}
+
+DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& gpu) {
+  const auto first = [&](auto&& matches) -> const TableDevice* {
+    const auto it = std::find_if(table.devices.begin(), table.devices.end(), matches);
+    return it == table.devices.end() ? nullptr : &*it;
+  };
+  const auto same_arch = [&](const TableDevice& d) {
+    return d.identity.cc_major == gpu.cc_major && d.identity.cc_minor == gpu.cc_minor;
+  };
+  if (const TableDevice* d = first([&](const TableDevice& d) { return d.identity.name == gpu.name; })) {
+    return {d, DeviceMatch::exact_name};
+  }
+  if (const TableDevice* d = first([&](const TableDevice& d) { return same_arch(d) && d.identity.sm_count == gpu.sm_count; })) {
+    return {d, DeviceMatch::same_model};
+  }
+  if (const TableDevice* d = first(same_arch)) return {d, DeviceMatch::same_architecture};
+  return {};
+}
+
+std::string DeviceResolution::describe() const {
+  switch (match) {
+    case DeviceMatch::exact_name:
+      return fmt::format("the table of {} (same name)", device->identity.describe());
+    case DeviceMatch::same_model:
+      return fmt::format("the table of {} (no table under this name; same compute capability and SM count)",
+                         device->identity.describe());
+    case DeviceMatch::same_architecture:
+      return fmt::format("the default of {} (no table for this model; same architecture)", device->identity.describe());
+    case DeviceMatch::none:
+      break;
+  }
+  return "the global default (no table for this architecture)";
+}
+
+std::string_view step_name(CandidateStep step) {
+  switch (step) {
+    case CandidateStep::tuned_bucket: return "tuned bucket";
+    case CandidateStep::device_default: return "device default";
+    case CandidateStep::device_default_fallback: return "device default, narrowed";
+    case CandidateStep::global_default: return "global default";
+  }
+  return "?";
+}
+
+std::vector<TableCandidate> table_candidates(const FamilyTable& table, const DeviceResolution& resolution, int size,
+                                             std::int64_t rows) {
+  std::vector<TableCandidate> out;
+  const auto add = [&](const std::string& variant, CandidateStep step) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const TableCandidate& c) { return c.variant == variant; });
+    if (!seen) out.push_back({variant, step});
+  };
+  if (const TableDevice* d = resolution.device) {
+    // Buckets were measured on this model; another SM count only keeps the default.
+    if (resolution.match != DeviceMatch::same_architecture) {
+      for (const TableBucket& b : d->buckets) {
+        if (b.size == size && (!b.max_rows || rows <= *b.max_rows)) {
+          add(b.variant, CandidateStep::tuned_bucket);
+          break;
+        }
+      }
+    }
+    add(d->default_variant, CandidateStep::device_default);
+    for (const std::string& v : d->default_fallbacks) add(v, CandidateStep::device_default_fallback);
+  }
+  add(table.global_default, CandidateStep::global_default);
+  return out;
+}
+
+}  // namespace exactune

@@ -1,0 +1,85 @@
+// The runtime's view of the tables `exactune tables` writes (exactune_tables.json):
+// per family, per GPU that was swept, which variant to launch at each size and
+// row count. Pure: reading and resolving need no GPU, so CI tests every rule.
+//
+// Resolution follows the generated header's select(): the device by exact name,
+// else the same compute capability and SM count, else the same architecture,
+// else none; then, on a device found by name or by model, the tuned bucket; then
+// the device's default and its narrower fallbacks; then the family's global
+// default. The runtime tries those candidates in order and launches the first
+// that can take the problem (families refuse a variant, e.g. for alignment).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace exactune {
+
+// A GPU as the runtime sees it: what tables are looked up by.
+struct DeviceIdentity {
+  std::string name;  // "NVIDIA H200"
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+
+  std::string describe() const;  // "NVIDIA H200 (sm_90, 132 SMs)"
+};
+
+struct TableBucket {
+  int size = 0;
+  std::optional<std::int64_t> max_rows;  // none: every larger row count
+  std::string variant;
+};
+
+struct TableDevice {
+  DeviceIdentity identity;
+  std::string default_variant;
+  std::vector<std::string> default_fallbacks;  // the default narrowed for sizes or data it cannot take
+  std::vector<TableBucket> buckets;            // by size, then by max_rows ascending, unbounded last
+};
+
+struct FamilyTable {
+  std::string family;
+  std::string size_parameter;  // the family's size parameter: the key of a bucket's size
+  std::vector<TableDevice> devices;
+  std::string global_default;
+};
+
+struct RuntimeTables {
+  std::string source;  // where they were read from, for messages
+  std::vector<FamilyTable> families;
+
+  const FamilyTable* find(std::string_view family) const;  // nullptr when the family has no table
+};
+
+// Throws exactune::input_error "<source>: <json path>: <what is wrong>".
+RuntimeTables parse_runtime_tables(std::string_view json_text, const std::string& source);
+
+enum class DeviceMatch { exact_name, same_model, same_architecture, none };
+
+struct DeviceResolution {
+  const TableDevice* device = nullptr;  // nullptr when match is none
+  DeviceMatch match = DeviceMatch::none;
+
+  // One line for the log, e.g. "the table of NVIDIA H200 (same compute capability and SM count)".
+  std::string describe() const;
+};
+
+DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& gpu);
+
+// The steps of the fallback chain, in the order they are tried.
+enum class CandidateStep { tuned_bucket, device_default, device_default_fallback, global_default };
+std::string_view step_name(CandidateStep step);  // "tuned bucket", ...
+
+struct TableCandidate {
+  std::string variant;
+  CandidateStep step = CandidateStep::global_default;
+};
+
+// Every variant worth trying for `size` and `rows`, best first, without repeats.
+std::vector<TableCandidate> table_candidates(const FamilyTable& table, const DeviceResolution& resolution, int size,
+                                             std::int64_t rows);
+
+}  // namespace exactune

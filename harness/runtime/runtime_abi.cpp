@@ -1,0 +1,69 @@
+// The family-independent half of the runtime's C ABI (exactune/runtime.h).
+#include <exactune/runtime.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include <exactune/runtime_entry.hpp>
+#include "backends/gpu/cuda_driver.hpp"
+#include "runtime/runtime_tables.hpp"
+
+namespace exactune {
+namespace {
+thread_local std::string last_error;
+}  // namespace
+
+exactune_status runtime_status(exactune_status status, const std::string& why) {
+  last_error = why;
+  return status;
+}
+
+const char* plan_text(const LaunchPlan* plan) {
+  static thread_local std::string text;
+  text = plan ? fmt::format("{} ({})", plan->variant, plan->step) : "";
+  return text.c_str();
+}
+
+exactune_status launch_status(const LaunchPlan& plan, CUstream stream, void** params) {
+  const CUresult r = FamilyServer::launch(plan, stream, params);
+  if (r == CUDA_SUCCESS) return EXACTUNE_OK;
+  return runtime_status(EXACTUNE_ERROR, fmt::format("launching {} failed: {}", plan.variant, describe_cuda_result(r)));
+}
+
+}  // namespace exactune
+
+extern "C" {
+
+const char* exactune_status_name(int status) {
+  switch (status) {
+    case EXACTUNE_OK: return "EXACTUNE_OK";
+    case EXACTUNE_NOT_SERVED: return "EXACTUNE_NOT_SERVED";
+    case EXACTUNE_INVALID_ARGUMENT: return "EXACTUNE_INVALID_ARGUMENT";
+    case EXACTUNE_ERROR: return "EXACTUNE_ERROR";
+  }
+  return "unknown exactune status";
+}
+
+const char* exactune_runtime_last_error(void) { return exactune::last_error.c_str(); }
+
+int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor,
+                                int sm_count, int64_t size, int64_t rows, char* text, size_t capacity) {
+  using namespace exactune;
+  return runtime_entry("exactune_runtime_candidates", [&] {
+    if (!family || !device_name || !text) throw input_error("family, device_name and text must not be NULL");
+    if (size < 1 || size > INT32_MAX || rows < 1) throw input_error(fmt::format("size {}, rows {}: both must be >= 1", size, rows));
+    const FamilyTable* table = runtime_tables().find(family);
+    if (!table) return runtime_status(EXACTUNE_NOT_SERVED, fmt::format("no table for family '{}'", family));
+    const DeviceResolution resolution = resolve_device(*table, DeviceIdentity{device_name, cc_major, cc_minor, sm_count});
+    std::string out = fmt::format("device\t{}\n", resolution.describe());
+    for (const TableCandidate& c : table_candidates(*table, resolution, static_cast<int>(size), rows)) {
+      out += fmt::format("{}\t{}\n", c.variant, step_name(c.step));
+    }
+    if (out.size() + 1 > capacity) throw input_error(fmt::format("text needs {} bytes", out.size() + 1));
+    std::memcpy(text, out.c_str(), out.size() + 1);
+    return EXACTUNE_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,111 @@
+// The exactness gate serving frameworks put in front of a bit-exact fused
+// kernel, as one reusable class. The first call of each input signature runs
+// both the fused path and the framework's own chain and compares their bits;
+// a signature that matches joins the verified set and later calls run fused
+// only. Any mismatch, or any failure of the fused path, disables it for good:
+// every later call runs the framework's chain, and the reason is kept. During
+// CUDA-graph capture a signature not yet verified runs the framework's chain
+// (verification synchronises, which capture forbids).
+//
+// Framework-agnostic: the torch ops of the Python package instantiate it with
+// their signature, torch's chain and a bitwise comparison; the CPU tests with
+// fakes. Thread-safe; the verified path takes one shared lock.
+#pragma once
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+namespace exactune {
+
+template <class Signature, class Hash = std::hash<Signature>>
+class ExactnessGate {
+ public:
+  enum class Route { fused, verify, framework };
+
+  // is_capturing() is asked only for a signature not yet verified: the
+  // verified path costs no query of the stream.
+  template <class IsCapturing>
+  Route route(const Signature& signature, IsCapturing&& is_capturing) const {
+    if (disabled_.load(std::memory_order_acquire)) return Route::framework;
+    {
+      std::shared_lock lock(mutex_);
+      if (verified_.count(signature)) return Route::fused;
+    }
+    return is_capturing() ? Route::framework : Route::verify;
+  }
+
+  // One call through the gate.
+  //   is_capturing():        whether a CUDA graph is being captured now
+  //   fused():               std::optional<Out>; nullopt when the fused path does not
+  //                          serve these inputs (no verdict: the framework runs)
+  //   framework():           Out, the reference chain
+  //   first_mismatch(a, b):  "" when a and b are the same bits, else where they differ
+  //   warn(text):            told once, when the gate closes
+  template <class IsCapturing, class Fused, class Framework, class Compare, class Warn>
+  auto call(const Signature& signature, IsCapturing&& is_capturing, Fused&& fused, Framework&& framework,
+            Compare&& first_mismatch, Warn&& warn) -> decltype(framework()) {
+    const Route way = route(signature, is_capturing);
+    if (way == Route::framework) return framework();
+    decltype(fused()) out;
+    try {
+      out = fused();
+    } catch (const std::exception& e) {
+      close(std::string("the fused path failed: ") + e.what(), warn);
+      return framework();
+    }
+    if (!out) return framework();
+    if (way == Route::fused) return std::move(*out);
+    auto reference = framework();
+    if (const std::string mismatch = first_mismatch(*out, reference); !mismatch.empty()) {
+      close(mismatch, warn);
+      return reference;
+    }
+    {
+      std::unique_lock lock(mutex_);
+      verified_.insert(signature);
+    }
+    return std::move(*out);
+  }
+
+  bool enabled() const { return !disabled_.load(std::memory_order_acquire); }
+  std::string disabled_because() const {
+    std::shared_lock lock(mutex_);
+    return reason_;
+  }
+  std::size_t verified_count() const {
+    std::shared_lock lock(mutex_);
+    return verified_.size();
+  }
+  // Opens the gate again with nothing verified: for tests, never for serving.
+  void reset() {
+    std::unique_lock lock(mutex_);
+    verified_.clear();
+    reason_.clear();
+    disabled_.store(false, std::memory_order_release);
+  }
+
+ private:
+  template <class Warn>
+  void close(const std::string& why, Warn& warn) {
+    {
+      std::unique_lock lock(mutex_);
+      if (disabled_.load(std::memory_order_relaxed)) return;
+      reason_ = why;
+      disabled_.store(true, std::memory_order_release);
+    }
+    warn(why);
+  }
+
+  mutable std::shared_mutex mutex_;
+  std::unordered_set<Signature, Hash> verified_;
+  std::atomic<bool> disabled_{false};
+  std::string reason_;
+};
+
+}  // namespace exactune

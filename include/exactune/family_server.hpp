@@ -1,0 +1,92 @@
+// The runtime's half of serving a family: for one problem on one GPU, the
+// proven, tuned variant, loaded and ready to launch on the caller's stream. A
+// family's C ABI (families/<name>/runtime/) checks its arguments, states the
+// problem as a ServedRequest, and launches the plan this returns.
+//
+// The first sight of a request resolves it through the tables (runtime
+// tables: the device, then the fallback chain), compiles the variant with NVRTC
+// through the same on-disk cache as the harness, and loads it in the device's
+// primary context. Every later call is a lookup under a shared lock: no
+// allocation, no synchronisation, nothing a CUDA graph cannot capture.
+#pragma once
+#include <cuda.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <exactune/backend.hpp>
+#include <exactune/family.hpp>
+
+namespace exactune {
+
+// What decides the kernel and its launch shape, and nothing else: the key of
+// the plans a server keeps.
+struct ServedRequest {
+  int device = 0;          // CUDA device ordinal
+  int size = 0;            // the value of the family's size parameter
+  std::int64_t rows = 0;   // rows of `size` elements
+  unsigned alignment = 0;  // bytes (a power of two, at most 16) every pointer and row stride is a multiple of
+
+  bool operator==(const ServedRequest&) const = default;
+};
+
+// How a family launches one variant for one request: its geometry, and what
+// else its launcher needs to know of the variant, decoded once (e.g. that a
+// split grid launches once per tensor).
+struct PlannedLaunch {
+  LaunchGeometry geometry;
+  unsigned family_flags = 0;
+};
+
+struct LaunchPlan {
+  CUfunction function = nullptr;
+  CUcontext context = nullptr;  // the device's primary context, where the function was loaded
+  LaunchGeometry geometry;
+  unsigned family_flags = 0;
+  std::string variant;
+  std::string step;  // which step of the fallback chain chose it, e.g. "tuned bucket"
+};
+
+struct ServeOutcome {
+  const LaunchPlan* plan = nullptr;  // nullptr: not served
+  const std::string* why_not = nullptr;  // set when not served; lives as long as the server
+};
+
+class FamilyServer {
+ public:
+  // Why a valid variant cannot take the request (e.g. it loads 16 bytes at a
+  // time and the data is 8-byte aligned); "" when it can.
+  using Refusal = std::function<std::string(const Variant&, const ServedRequest&)>;
+  // The variant's launch for the request; resident_ctas(block_threads) is how
+  // many CTAs of it the GPU holds at once (for persistent grids).
+  using ResidentCtas = std::function<unsigned(unsigned block_threads)>;
+  using Geometry = std::function<PlannedLaunch(const Variant&, const ServedRequest&, const ResidentCtas&)>;
+
+  FamilyServer(const KernelFamily& family, Refusal refusal, Geometry geometry);
+  ~FamilyServer();
+  FamilyServer(const FamilyServer&) = delete;
+  FamilyServer& operator=(const FamilyServer&) = delete;
+
+  // Thread-safe. Not served when no candidate of the tables may take the
+  // request, or when its first sight comes while `stream` is being captured
+  // into a CUDA graph (compiling and loading cannot be captured: call once
+  // outside capture first). Throws exactune::error when the GPU, the tables or
+  // the compiler fail.
+  ServeOutcome serve(const ServedRequest& request, CUstream stream);
+
+  // Queues the plan on `stream` (args as cuLaunchKernel takes them), with the
+  // plan's context current on this thread. No allocation, no synchronisation.
+  static CUresult launch(const LaunchPlan& plan, CUstream stream, void** args);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The runtime's log (stderr, "exactune: ..."), each distinct line once per
+// process; EXACTUNE_LOG=0 silences it.
+void runtime_log_once(const std::string& line);
+
+}  // namespace exactune

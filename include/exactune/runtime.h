@@ -1,0 +1,43 @@
+/* exactune runtime: the tuned, proven kernels of every family, launched on the
+ * caller's stream. Each family adds its entry point (families/<name>/runtime/);
+ * what they share is here: the status every entry returns, the reason of the
+ * last failure, and a query of the tables (which variant a GPU would get).
+ *
+ * An entry never returns wrong bits: for a problem it cannot serve exactly
+ * (a size, layout or alignment the framework would run through another kernel,
+ * or that no proven variant takes) it launches nothing and returns
+ * EXACTUNE_NOT_SERVED, and the caller runs the framework's own chain. */
+#ifndef EXACTUNE_RUNTIME_H
+#define EXACTUNE_RUNTIME_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum exactune_status {
+  EXACTUNE_OK = 0,                /* launched */
+  EXACTUNE_NOT_SERVED = 1,        /* nothing launched: run the framework's chain (reason in the last error) */
+  EXACTUNE_INVALID_ARGUMENT = 2,  /* the arguments describe no problem: a null pointer, a negative size, ... */
+  EXACTUNE_ERROR = 3              /* the GPU, the tables or the compiler failed; nothing launched */
+} exactune_status;
+
+/* "EXACTUNE_NOT_SERVED", ... */
+const char* exactune_status_name(int status);
+
+/* Why the last call on this thread did not return EXACTUNE_OK. */
+const char* exactune_runtime_last_error(void);
+
+/* Which variants the tables offer `family` on a GPU of this name, compute
+ * capability and SM count, at `size` (the family's size parameter) and `rows`:
+ * a first line "device<TAB><how the device was resolved>", then one line
+ * "<variant><TAB><step>" per candidate, best first (the runtime launches the
+ * first that can take the caller's data). Needs no GPU. */
+int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor,
+                                int sm_count, int64_t size, int64_t rows, char* text, size_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

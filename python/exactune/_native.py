@@ -1,0 +1,48 @@
+"""Where exactune's native parts are: the runtime library (libexactune_runtime.so,
+built by CMake) and the headers its torch ops compile against.
+
+The runtime library is, in order: $EXACTUNE_RUNTIME_LIB; `lib/` inside this
+package (a wheel that carries it); the build folder of the source tree this
+package sits in (an editable install, `pip install -e python/`, or
+PYTHONPATH=python). The source tree is $EXACTUNE_SOURCE_DIR, else the folder
+two levels above this package.
+"""
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+RUNTIME_LIBRARY = "libexactune_runtime.so"
+
+
+class NativeLibraryMissing(ImportError):
+    pass
+
+
+def source_dir():
+    configured = os.environ.get("EXACTUNE_SOURCE_DIR")
+    root = Path(configured) if configured else PACKAGE_DIR.parent.parent
+    if not (root / "include" / "exactune" / "runtime.h").is_file():
+        raise NativeLibraryMissing(
+            f"exactune's source tree is not at {root} (no include/exactune/runtime.h): set EXACTUNE_SOURCE_DIR to the "
+            "repository, or install the package editable from it (pip install -e python/)")
+    return root
+
+
+def runtime_library():
+    configured = os.environ.get("EXACTUNE_RUNTIME_LIB")
+    if configured:
+        if not Path(configured).is_file():
+            raise NativeLibraryMissing(f"EXACTUNE_RUNTIME_LIB={configured}: no such file")
+        return Path(configured)
+    candidates = [PACKAGE_DIR / "lib" / RUNTIME_LIBRARY]
+    try:
+        candidates.append(source_dir() / "build" / RUNTIME_LIBRARY)
+    except NativeLibraryMissing:
+        pass
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise NativeLibraryMissing(
+        f"{RUNTIME_LIBRARY} not found (looked at {', '.join(map(str, candidates))}): build it with "
+        "`cmake -S . -B build && cmake --build build --target exactune_runtime`, or set EXACTUNE_RUNTIME_LIB")

@@ -1,0 +1,314 @@
+// exactune's torch ops: torch.ops.exactune.layer_norm_modulate and
+// torch.ops.exactune.qk_head_layer_norm, registered in C++ so that a call
+// costs the dispatcher and one kernel launch, with no Python on the hot path.
+//
+// Each op goes through an ExactnessGate (include/exactune/exactness_gate.hpp):
+// a new input signature is verified once against the eager chain, bit for
+// bit; a mismatch or a failure disables the op's fused path for good, with a
+// warning that names the first differing element. Inputs the runtime does not
+// serve (not bf16, not CUDA, misaligned, a size or layout aten runs through
+// another kernel) run the eager chain and never raise. The Meta kernels make
+// the ops traceable by torch.compile; the CPU kernels are the eager chain.
+#include <ATen/ATen.h>
+#include <ATen/cuda/EmptyTensor.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/library.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <exactune/exactness_gate.hpp>
+#include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
+#include "qk_head_layer_norm/runtime/exactune_qk_head_layer_norm.h"
+
+namespace {
+
+// Everything that can change which kernel runs or whether aten's chain takes
+// another path: shapes, strides, dtypes, device, eps, pointer alignment.
+struct Signature {
+  std::array<std::int64_t, 40> values{};
+  int used = 0;
+
+  void add(std::int64_t v) { values[used++] = v; }
+  void add(const at::Tensor& t) {
+    add(t.dim());
+    for (std::int64_t d = 0; d < t.dim(); ++d) {
+      add(t.size(d));
+      add(t.stride(d));
+    }
+    add(static_cast<std::int64_t>(t.scalar_type()));
+    add(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16));
+  }
+  void add_real(double v) {
+    std::int64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    add(bits);
+  }
+  bool operator==(const Signature& other) const { return used == other.used && values == other.values; }
+};
+
+struct SignatureHash {
+  std::size_t operator()(const Signature& s) const noexcept {
+    std::size_t h = 1469598103934665603ull;
+    for (int i = 0; i < s.used; ++i) h = (h ^ static_cast<std::size_t>(s.values[i])) * 1099511628211ull;
+    return h;
+  }
+};
+
+using Gate = exactune::ExactnessGate<Signature, SignatureHash>;
+
+bool capturing() { return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None; }
+
+void* stream_of(const at::Tensor& t) { return c10::cuda::getCurrentCUDAStream(t.device().index()).stream(); }
+
+// A contiguous output like `t`, straight from the CUDA caching allocator: the
+// dispatcher's round trip of at::empty is a visible share of a launch's host cost.
+at::Tensor new_output(const at::Tensor& t) {
+  return at::Tensor(at::detail::empty_cuda(t.sizes(), t.scalar_type(), t.device(), std::nullopt));
+}
+
+// printf-formatted text. (No iostreams here: on the GPU machine's torch, an
+// ostringstream in an extension crashed inside libstdc++'s locale code.)
+template <class... T>
+std::string format(const char* pattern, T... values) {
+  char text[512];
+  std::snprintf(text, sizeof text, pattern, values...);
+  return text;
+}
+
+// "" when every element has the same bits; else the first that differs.
+std::string first_mismatch(const at::Tensor& fused, const at::Tensor& eager, const char* what, const char* variant) {
+  const at::Tensor a = fused.contiguous().view(at::kShort).flatten();
+  const at::Tensor b = eager.contiguous().view(at::kShort).flatten();
+  const std::string prefix = std::string(what) + ": the fused kernel " + variant + " differs from the eager chain";
+  if (a.sizes() != b.sizes()) return prefix + " in shape";
+  if (at::equal(a, b)) return "";
+  const at::Tensor differ = a.ne(b);
+  const long long count = differ.sum().item<std::int64_t>();
+  const long long index = differ.nonzero()[0][0].item<std::int64_t>();
+  const long long row_length = eager.size(-1);
+  const auto bits = [](const at::Tensor& t, long long i) { return t[i].item<std::int16_t>() & 0xffff; };
+  const auto value = [](const at::Tensor& t, long long i) {
+    return static_cast<double>(t.contiguous().flatten()[i].to(at::kFloat).item<float>());
+  };
+  return prefix + format(" at row %lld, column %lld: fused 0x%04x (%g), eager 0x%04x (%g); %lld of %lld elements "
+                         "differ",
+                         index / row_length, index % row_length, bits(a, index), value(fused, index), bits(b, index),
+                         value(eager, index), count, static_cast<long long>(a.numel()));
+}
+
+void warn_closed(const char* op, const std::string& why) {
+  // One string argument: c10::str passes it through without a stream.
+  const std::string message =
+      std::string("exactune: ") + op + " runs the eager chain from now on (fused path disabled for good): " + why;
+  TORCH_WARN(message);
+}
+
+std::string describe_gate(const Gate& gate) {
+  std::string reason = gate.disabled_because();
+  for (char& c : reason) {
+    if (c == '"' || c == '\\') c = '\'';
+  }
+  return format("{\"enabled\": %s, \"verified\": %zu, \"disabled_because\": \"", gate.enabled() ? "true" : "false",
+                gate.verified_count()) +
+         reason + "\"}";
+}
+
+// ------------------------------------------------------------ layer_norm_modulate
+
+Gate& modulate_gate() {
+  static Gate gate;
+  return gate;
+}
+
+// scale or shift as (batch, 1, hidden) for broadcasting against x, as the
+// eager chain is written: F.layer_norm(x) * (1 + scale) + shift.
+at::Tensor per_batch_row(const at::Tensor& t) { return t.dim() == 2 ? t.unsqueeze(1) : t; }
+
+at::Tensor eager_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                     double eps) {
+  const at::Tensor y = at::layer_norm(x, {x.size(-1)}, std::nullopt, std::nullopt, eps);
+  return y * (1 + per_batch_row(scale)) + per_batch_row(shift);
+}
+
+// A (batch, hidden) or (batch, 1, hidden) bf16 row per batch on x's device,
+// hidden contiguous: its row stride (0 for one row shared by every batch), or
+// nullopt when it is not such a tensor.
+std::optional<std::int64_t> modulation_row_stride(const at::Tensor& t, const at::Tensor& x) {
+  const std::int64_t batch = x.size(0), hidden = x.size(2);
+  const bool shaped = (t.dim() == 2 || (t.dim() == 3 && t.size(1) == 1)) && t.size(-1) == hidden &&
+                      (t.size(0) == batch || t.size(0) == 1);
+  if (!shaped || t.scalar_type() != at::kBFloat16 || t.device() != x.device() || (hidden > 1 && t.stride(-1) != 1)) {
+    return std::nullopt;
+  }
+  return t.size(0) == 1 ? 0 : t.stride(0);
+}
+
+std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
+                                                    const at::Tensor& shift, double eps) {
+  if (x.dim() != 3 || x.scalar_type() != at::kBFloat16) return std::nullopt;
+  const auto scale_stride = modulation_row_stride(scale, x);
+  const auto shift_stride = modulation_row_stride(shift, x);
+  if (!scale_stride || !shift_stride) return std::nullopt;
+  at::Tensor out = new_output(x);
+  exactune_layer_norm_modulate_args args{};
+  args.device = x.device().index();
+  args.stream = stream_of(x);
+  args.x = x.data_ptr();
+  args.scale = scale.data_ptr();
+  args.shift = shift.data_ptr();
+  args.out = out.data_ptr();
+  args.batch = x.size(0);
+  args.tokens = x.size(1);
+  args.hidden = x.size(2);
+  for (int d = 0; d < 3; ++d) args.x_strides[d] = x.stride(d);
+  args.scale_row_stride = *scale_stride;
+  args.shift_row_stride = *shift_stride;
+  args.eps = eps;
+  const int status = exactune_layer_norm_modulate(&args);
+  if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
+  if (status != EXACTUNE_OK) throw std::runtime_error(exactune_runtime_last_error());
+  return out;
+}
+
+at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                    double eps) {
+  const c10::cuda::CUDAGuard device(x.device());
+  Signature signature;
+  for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
+  signature.add(x.device().index());
+  signature.add_real(eps);
+  return modulate_gate().call(
+      signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps); },
+      [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
+      [](const at::Tensor& fused, const at::Tensor& eager) {
+        return first_mismatch(fused, eager, "layer_norm_modulate", exactune_layer_norm_modulate_last_variant());
+      },
+      [](const std::string& why) { warn_closed("layer_norm_modulate", why); });
+}
+
+at::Tensor layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double) {
+  TORCH_CHECK(x.dim() == 3, "exactune.layer_norm_modulate: x must be (batch, tokens, hidden)");
+  TORCH_CHECK(scale.size(-1) == x.size(-1) && shift.size(-1) == x.size(-1),
+              "exactune.layer_norm_modulate: scale and shift rows must have x's hidden size");
+  return at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
+}
+
+// ------------------------------------------------------------ qk_head_layer_norm
+
+Gate& qk_gate() {
+  static Gate gate;
+  return gate;
+}
+
+using TensorPair = std::tuple<at::Tensor, at::Tensor>;
+
+TensorPair eager_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps) {
+  return {at::layer_norm(q, {q.size(-1)}, std::nullopt, std::nullopt, eps),
+          at::layer_norm(k, {k.size(-1)}, std::nullopt, std::nullopt, eps)};
+}
+
+std::optional<TensorPair> fused_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps) {
+  if (q.dim() != 4 || q.sizes() != k.sizes() || q.scalar_type() != at::kBFloat16 ||
+      k.scalar_type() != at::kBFloat16 || k.device() != q.device()) {
+    return std::nullopt;
+  }
+  at::Tensor q_out = new_output(q);
+  at::Tensor k_out = new_output(k);
+  exactune_qk_head_layer_norm_args args{};
+  args.device = q.device().index();
+  args.stream = stream_of(q);
+  args.q = q.data_ptr();
+  args.k = k.data_ptr();
+  args.q_out = q_out.data_ptr();
+  args.k_out = k_out.data_ptr();
+  args.batch = q.size(0);
+  args.tokens = q.size(1);
+  args.heads = q.size(2);
+  args.head_dim = q.size(3);
+  for (int d = 0; d < 4; ++d) {
+    args.q_strides[d] = q.stride(d);
+    args.k_strides[d] = k.stride(d);
+  }
+  args.eps = eps;
+  const int status = exactune_qk_head_layer_norm(&args);
+  if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
+  if (status != EXACTUNE_OK) throw std::runtime_error(exactune_runtime_last_error());
+  return TensorPair{q_out, k_out};
+}
+
+TensorPair qk_head_layer_norm_cuda(const at::Tensor& q, const at::Tensor& k, double eps) {
+  const c10::cuda::CUDAGuard device(q.device());
+  Signature signature;
+  for (const at::Tensor* t : {&q, &k}) signature.add(*t);
+  signature.add(q.device().index());
+  signature.add_real(eps);
+  return qk_gate().call(
+      signature, capturing, [&] { return fused_qk_head_layer_norm(q, k, eps); },
+      [&] { return eager_qk_head_layer_norm(q, k, eps); },
+      [](const TensorPair& fused, const TensorPair& eager) {
+        const char* variant = exactune_qk_head_layer_norm_last_variant();
+        std::string why = first_mismatch(std::get<0>(fused), std::get<0>(eager), "qk_head_layer_norm (q)", variant);
+        return why.empty() ? first_mismatch(std::get<1>(fused), std::get<1>(eager), "qk_head_layer_norm (k)", variant)
+                           : why;
+      },
+      [](const std::string& why) { warn_closed("qk_head_layer_norm", why); });
+}
+
+TensorPair qk_head_layer_norm_meta(const at::Tensor& q, const at::Tensor& k, double) {
+  return {at::empty(q.sizes(), q.options()), at::empty(k.sizes(), k.options())};
+}
+
+// ------------------------------------------------------------ gate control
+
+Gate& gate_named(const std::string& op) {
+  TORCH_CHECK(op == "layer_norm_modulate" || op == "qk_head_layer_norm",
+              std::string("exactune: no op named '") + op + "' (layer_norm_modulate, qk_head_layer_norm)");
+  return op == "layer_norm_modulate" ? modulate_gate() : qk_gate();
+}
+
+std::string gate_status(const std::string& op) { return describe_gate(gate_named(op)); }
+
+bool gate_reset(const std::string& op) {
+  gate_named(op).reset();
+  return true;
+}
+
+// The variant the op's last fused launch on this thread ran, and the step of
+// the tables' fallback chain that chose it.
+std::string last_variant(const std::string& op) {
+  gate_named(op);
+  return op == "layer_norm_modulate" ? exactune_layer_norm_modulate_last_variant()
+                                     : exactune_qk_head_layer_norm_last_variant();
+}
+
+}  // namespace
+
+TORCH_LIBRARY(exactune, m) {
+  m.def("layer_norm_modulate(Tensor x, Tensor scale, Tensor shift, float eps=1e-06) -> Tensor");
+  m.def("qk_head_layer_norm(Tensor q, Tensor k, float eps=1e-06) -> (Tensor, Tensor)");
+  m.def("gate_status(str op) -> str", &gate_status);
+  m.def("gate_reset(str op) -> bool", &gate_reset);
+  m.def("last_variant(str op) -> str", &last_variant);
+}
+
+TORCH_LIBRARY_IMPL(exactune, CUDA, m) {
+  m.impl("layer_norm_modulate", &layer_norm_modulate_cuda);
+  m.impl("qk_head_layer_norm", &qk_head_layer_norm_cuda);
+}
+
+TORCH_LIBRARY_IMPL(exactune, CPU, m) {
+  m.impl("layer_norm_modulate", &eager_layer_norm_modulate);
+  m.impl("qk_head_layer_norm", &eager_qk_head_layer_norm);
+}
+
+TORCH_LIBRARY_IMPL(exactune, Meta, m) {
+  m.impl("layer_norm_modulate", &layer_norm_modulate_meta);
+  m.impl("qk_head_layer_norm", &qk_head_layer_norm_meta);
+}

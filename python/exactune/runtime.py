@@ -1,0 +1,39 @@
+"""The runtime library's table queries, through ctypes: which variants the
+tables offer a family on a GPU, best first, and how the GPU was resolved
+(exact name, same model, same architecture, global default). Needs no GPU.
+"""
+
+import ctypes
+import functools
+
+from . import _native
+
+__all__ = ["candidates", "STATUS_NAMES"]
+
+STATUS_NAMES = {0: "EXACTUNE_OK", 1: "EXACTUNE_NOT_SERVED", 2: "EXACTUNE_INVALID_ARGUMENT", 3: "EXACTUNE_ERROR"}
+
+
+@functools.lru_cache(maxsize=1)
+def _library():
+    lib = ctypes.CDLL(str(_native.runtime_library()))
+    lib.exactune_runtime_last_error.restype = ctypes.c_char_p
+    lib.exactune_runtime_candidates.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                                ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p,
+                                                ctypes.c_size_t]
+    return lib
+
+
+def candidates(family, device_name, cc_major, cc_minor, sm_count, size, rows):
+    """(how the device was resolved, [(variant, step), ...]) for these inputs.
+
+    Raises RuntimeError with the runtime's reason when it cannot answer (an
+    unknown family, bad arguments, unreadable tables)."""
+    lib = _library()
+    text = ctypes.create_string_buffer(1 << 16)
+    status = lib.exactune_runtime_candidates(family.encode(), device_name.encode(), cc_major, cc_minor, sm_count,
+                                             size, rows, text, len(text))
+    if status != 0:
+        raise RuntimeError(f"{STATUS_NAMES.get(status, status)}: {lib.exactune_runtime_last_error().decode()}")
+    lines = text.value.decode().splitlines()
+    device = lines[0].split("\t", 1)[1]
+    return device, [tuple(line.split("\t", 1)) for line in lines[1:]]

@@ -1,0 +1,83 @@
+"""exactune's torch ops, bit-exact with PyTorch's eager chains:
+
+    exactune.torch.layer_norm_modulate(x, scale, shift, eps=1e-6)
+        == F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift
+           (x: bf16 (B, S, D); scale, shift: (B, D) or (B, 1, D), views of an
+           adaLN projection included; 2-D ones act as (B, 1, D))
+    exactune.torch.qk_head_layer_norm(q, k, eps=1e-6)
+        == (F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps))
+           (q, k: bf16 (B, S, H, Dh))
+
+They are `torch.ops.exactune.layer_norm_modulate` and
+`torch.ops.exactune.qk_head_layer_norm`, registered in C++ (csrc/torch_ops.cpp)
+with Meta kernels, so torch.compile(fullgraph=True) and CUDA graphs take them.
+Each runs behind an exactness gate: a new input signature is checked once
+against the eager chain, bit for bit; a mismatch or failure disables the op's
+fused path for good with a warning naming the first differing element.
+Anything not served (not bf16 or CUDA, misaligned, D % 4 != 0, D > 8192,
+non-contiguous x, ...) runs the eager chain and never raises.
+
+The op library is compiled on first import with torch's extension builder
+(cached under $TORCH_EXTENSIONS_DIR) and linked against the runtime library
+(see exactune._native).
+"""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import torch
+import torch.utils.cpp_extension as _cpp_extension
+
+from . import _native
+
+__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gate_status", "reset_gate", "last_variant", "OPS"]
+
+OPS = ("layer_norm_modulate", "qk_head_layer_norm")
+
+
+def _cuda_include_dir():
+    home = _cpp_extension.CUDA_HOME or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+    return str(Path(home) / "include")
+
+
+def _load_ops():
+    root = _native.source_dir()
+    runtime = _native.runtime_library()
+    source = _native.PACKAGE_DIR / "csrc" / "torch_ops.cpp"
+    includes = [root / "include", root / "families"]
+    # torch rebuilds when sources or flags change; the headers' contents go in
+    # a flag so that a changed header rebuilds too.
+    headers = sorted(p for d in includes for p in d.rglob("*.h*"))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in headers)).hexdigest()[:16]
+    _cpp_extension.load(
+        name="exactune_torch_ops",
+        sources=[str(source)],
+        extra_include_paths=[str(p) for p in includes] + [_cuda_include_dir()],
+        extra_cflags=["-O2", f"-DEXACTUNE_HEADERS_DIGEST={digest}"],
+        extra_ldflags=[str(runtime), f"-Wl,-rpath,{runtime.parent}", "-lc10_cuda", "-ltorch_cuda"],
+        is_python_module=False,
+        verbose=os.environ.get("EXACTUNE_VERBOSE_BUILD") == "1",
+    )
+
+
+_load_ops()
+
+layer_norm_modulate = torch.ops.exactune.layer_norm_modulate.default
+qk_head_layer_norm = torch.ops.exactune.qk_head_layer_norm.default
+
+
+def gate_status(op="layer_norm_modulate"):
+    """{"enabled": bool, "verified": signatures verified, "disabled_because": str} of an op's gate."""
+    return json.loads(torch.ops.exactune.gate_status(op))
+
+
+def reset_gate(op="layer_norm_modulate"):
+    """Opens an op's gate again with nothing verified: for tests, never for serving."""
+    torch.ops.exactune.gate_reset(op)
+
+
+def last_variant(op="layer_norm_modulate"):
+    """"<variant> (<step>)" of the op's last fused launch on this thread ("" before any)."""
+    return torch.ops.exactune.last_variant(op)

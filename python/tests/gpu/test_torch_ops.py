@@ -1,0 +1,267 @@
+"""exactune's torch ops on a GPU, against real torch (ci/gpu.sh runtime stage).
+
+Bit-exact with the eager chain on every default shape, on other hidden sizes,
+and on the scale/shift layouts DiT blocks pass (contiguous, (B, 1, D), strided
+chunks of a (B, k*D) adaLN projection, one row for every batch); inputs the
+runtime does not serve run eager without raising; CUDA-graph capture and
+replay; torch.compile(fullgraph=True); a planted fault closes the gate for good
+with a warning naming the first mismatch; tables overridden with an unknown
+device name resolve by compute capability and SM count.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+if not torch.cuda.is_available():
+    pytest.skip("SKIPPED: no CUDA device for the torch ops' GPU tests", allow_module_level=True)
+
+import exactune.torch as et  # noqa: E402  (after the skip: it builds the op library)
+from exactune.shapes import default_shapes  # noqa: E402
+
+DEVICE = "cuda"
+
+
+def eager_modulate(x, scale, shift, eps):
+    scale = scale[:, None] if scale.dim() == 2 else scale
+    shift = shift[:, None] if shift.dim() == 2 else shift
+    return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + scale) + shift
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int16), b.contiguous().view(torch.int16))
+
+
+def inputs(batch, tokens, hidden, chunks=6, amplitude=1.0, seed=0):
+    g = torch.Generator(device=DEVICE).manual_seed(seed)
+    x = (amplitude * torch.randn(batch, tokens, hidden, generator=g, device=DEVICE)
+         + torch.randn(batch, tokens, 1, generator=g, device=DEVICE)).to(torch.bfloat16)
+    projection = (0.5 * torch.randn(batch, chunks * hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
+    return x, projection
+
+
+def check_fused(x, scale, shift, eps):
+    """The op equals eager and ran fused (its gate verified one more signature)."""
+    before = et.gate_status()
+    out = et.layer_norm_modulate(x, scale, shift, eps)
+    after = et.gate_status()
+    assert after["enabled"], after
+    assert same_bits(out, eager_modulate(x, scale, shift, eps)), et.last_variant()
+    assert after["verified"] == before["verified"] + 1, "the fused path did not run: " + json.dumps(after)
+    again = et.layer_norm_modulate(x, scale, shift, eps)  # the verified path, fused only
+    assert same_bits(again, out)
+
+
+@pytest.fixture(autouse=True)
+def open_gates():
+    for op in et.OPS:
+        et.reset_gate(op)
+    yield
+
+
+@pytest.mark.parametrize("shape", default_shapes("layer_norm_modulate"), ids=lambda s: s["name"])
+def test_default_shapes_bit_exact(shape):
+    b, s, d, k = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"]
+    for amplitude in (1.0, 1e-3, 30.0):
+        x, projection = inputs(b, s, d, chunks=k, amplitude=amplitude)
+        shift, scale = projection[:, :d], projection[:, d:2 * d]
+        check_fused(x, scale, shift, shape["eps"])
+        et.reset_gate()
+
+
+@pytest.mark.parametrize("hidden", [4, 8, 64, 400, 1000, 2244, 4100, 5120, 8192])
+def test_other_hidden_sizes_bit_exact(hidden):
+    x, projection = inputs(2, 77, hidden)
+    check_fused(x, projection[:, :hidden], projection[:, hidden:2 * hidden], 1e-6)
+
+
+@pytest.mark.parametrize("chunks", [2, 3, 6])
+@pytest.mark.parametrize("form", ["chunk_2d", "chunk_3d", "contiguous_2d", "contiguous_3d", "shared_row"])
+def test_scale_shift_layouts_bit_exact(chunks, form):
+    d = 2240
+    x, projection = inputs(3, 45, d, chunks=chunks)
+    if form == "chunk_2d":
+        parts = projection.chunk(chunks, dim=1)
+        shift, scale = parts[0], parts[-1]
+    elif form == "chunk_3d":
+        parts = projection[:, None].chunk(chunks, dim=2)
+        shift, scale = parts[0], parts[1]
+    elif form == "contiguous_2d":
+        shift, scale = projection[:, :d].contiguous(), projection[:, d:2 * d].contiguous()
+    elif form == "contiguous_3d":
+        shift, scale = projection[:, None, :d].contiguous(), projection[:, None, d:2 * d].contiguous()
+    else:  # one row for every batch
+        shift, scale = projection[:1, :d], projection[:1, d:2 * d]
+    check_fused(x, scale, shift, 1e-6)
+
+
+def test_unserved_inputs_run_eager_without_raising():
+    d = 2240
+    x, projection = inputs(2, 33, d)
+    shift, scale = projection[:, :d], projection[:, d:2 * d]
+    padded = torch.empty(2 * 33 * d + 1, dtype=torch.bfloat16, device=DEVICE)
+    misaligned = padded[1:].view(2, 33, d)
+    misaligned.copy_(x)
+    cases = {
+        "float32": (x.float(), scale.float(), shift.float()),
+        "cpu": (x.cpu(), scale.cpu(), shift.cpu()),
+        "misaligned x": (misaligned, scale, shift),
+        "odd scale offset": (x, projection[:, 1:d + 1], shift),
+        "non-contiguous x": (x.transpose(0, 1).contiguous().transpose(0, 1), scale, shift),
+        "transposed x": (x.transpose(1, 2).contiguous().transpose(1, 2), scale, shift),
+    }
+    for hidden in (62, 8196):
+        xx, pp = inputs(1, 9, hidden)
+        cases[f"hidden {hidden}"] = (xx, pp[:, :hidden], pp[:, hidden:2 * hidden])
+    for name, (xx, sc, sh) in cases.items():
+        out = et.layer_norm_modulate(xx, sc, sh, 1e-6)
+        assert same_bits(out, eager_modulate(xx, sc, sh, 1e-6)), name
+    assert et.gate_status() == {"enabled": True, "verified": 0, "disabled_because": ""}
+
+
+def test_cuda_graph_capture_and_replay():
+    d = 3072
+    x, projection = inputs(1, 4608, d, chunks=3)
+    shift, scale = projection[:, :d], projection[:, d:2 * d]
+    et.layer_norm_modulate(x, scale, shift, 1e-6)  # verified outside capture
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream), torch.cuda.graph(graph):
+        out = et.layer_norm_modulate(x, scale, shift, 1e-6)
+    torch.cuda.current_stream().wait_stream(stream)
+    for seed in (1, 2):
+        fresh, fresh_projection = inputs(1, 4608, d, chunks=3, seed=seed)
+        x.copy_(fresh)
+        projection.copy_(fresh_projection)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
+    assert et.gate_status()["enabled"]
+
+
+def test_unverified_signature_under_capture_runs_eager():
+    d = 2240
+    x, projection = inputs(2, 100, d)
+    shift, scale = projection[:, :d], projection[:, d:2 * d]
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        eager_modulate(x, scale, shift, 1e-6)  # warm the eager kernels up outside capture
+        torch.cuda.current_stream().synchronize()
+        with torch.cuda.graph(graph):
+            out = et.layer_norm_modulate(x, scale, shift, 1e-6)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
+    assert et.gate_status()["verified"] == 0
+
+
+def test_torch_compile_fullgraph():
+    # The op's own output: inductor fuses the block's other elementwise ops in
+    # float32, which changes their bits whatever the op does.
+    d = 2240
+
+    def modulate(x, projection):
+        shift, scale, gate = projection.chunk(3, dim=1)
+        return et.layer_norm_modulate(x, scale, shift, 1e-6), gate
+
+    compiled = torch.compile(modulate, fullgraph=True)
+    for tokens in (1024, 77):
+        x, projection = inputs(2, tokens, d, chunks=3)
+        out, _ = compiled(x, projection)
+        shift, scale, _ = projection.chunk(3, dim=1)
+        assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
+    status = et.gate_status()
+    assert status["enabled"] and status["verified"] >= 1, status
+
+
+def run_python(code, **env):
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_planted_fault_closes_the_gate_for_good_with_the_first_mismatch():
+    # A fresh process: EXACTUNE_PLANTED_FAULT=2 compiles every served kernel
+    # without the bf16 rounding of (1 + scale) * y, in a cache of its own.
+    code = """
+import torch, torch.nn.functional as F
+import exactune.torch as et
+x = torch.randn(2, 64, 2240, device="cuda").to(torch.bfloat16)
+p = torch.randn(2, 6 * 2240, device="cuda").to(torch.bfloat16)
+scale, shift = p[:, :2240], p[:, 2240:4480]
+eager = F.layer_norm(x, (2240,), eps=1e-6) * (1 + scale[:, None]) + shift[:, None]
+first = et.layer_norm_modulate(x, scale, shift, 1e-6)
+second = et.layer_norm_modulate(x, scale, shift, 1e-6)
+other = et.layer_norm_modulate(x[:, :7], scale, shift, 1e-6)
+assert torch.equal(first, eager) and torch.equal(second, eager), "the wrong bits were returned"
+assert torch.equal(other, F.layer_norm(x[:, :7], (2240,), eps=1e-6) * (1 + scale[:, None]) + shift[:, None])
+status = et.gate_status()
+assert not status["enabled"] and status["verified"] == 0, status
+print(status["disabled_because"])
+"""
+    result = run_python(code, EXACTUNE_PLANTED_FAULT="2", EXACTUNE_CACHE_DIR="/tmp/exactune-planted-fault-cache")
+    reason = result.stdout.strip()
+    assert "differs from the eager chain at row " in reason and ", column " in reason and "elements differ" in reason
+    # torch's warning (c10::Warning, printed by torch's handler), once, naming the first mismatch.
+    warnings = [line for line in result.stderr.splitlines() if "fused path disabled for good" in line]
+    assert len(warnings) == 1, result.stderr
+    assert reason in warnings[0]
+
+
+def test_tables_resolve_an_unknown_device_name(tmp_path):
+    tables = json.loads(Path(et._native.source_dir(), "reports/tables/exactune_tables.json").read_text())
+    name = torch.cuda.get_device_name()
+    for family in tables["families"]:
+        for device in family["devices"]:
+            if device["name"] == name:
+                device["name"] = "Renamed GPU"
+    (tmp_path / "exactune_tables.json").write_text(json.dumps(tables))
+    code = """
+import torch, torch.nn.functional as F
+import exactune.torch as et
+x = torch.randn(2, 300, 2240, device="cuda").to(torch.bfloat16)
+p = torch.randn(2, 6 * 2240, device="cuda").to(torch.bfloat16)
+scale, shift = p[:, :2240], p[:, 2240:4480]
+out = et.layer_norm_modulate(x, scale, shift, 1e-6)
+assert torch.equal(out, F.layer_norm(x, (2240,), eps=1e-6) * (1 + scale[:, None]) + shift[:, None])
+assert et.gate_status()["verified"] == 1
+print(et.last_variant())
+"""
+    result = run_python(code, EXACTUNE_TABLES_DIR=str(tmp_path))
+    assert "no table under this name; same compute capability and SM count" in result.stderr, result.stderr
+    assert "(tuned bucket)" in result.stdout
+
+
+@pytest.mark.parametrize("shape", default_shapes("qk_head_layer_norm"), ids=lambda s: s["name"])
+def test_qk_default_shapes_bit_exact(shape):
+    size = (shape["batch"], shape["tokens"], shape["heads"], shape["head_dim"])
+    g = torch.Generator(device=DEVICE).manual_seed(1)
+    q = torch.randn(size, generator=g, device=DEVICE).to(torch.bfloat16)
+    k = (3 * torch.randn(size, generator=g, device=DEVICE) + 1).to(torch.bfloat16)
+    q_out, k_out = et.qk_head_layer_norm(q, k, shape["eps"])
+    d = shape["head_dim"]
+    assert same_bits(q_out, F.layer_norm(q, (d,), eps=shape["eps"]))
+    assert same_bits(k_out, F.layer_norm(k, (d,), eps=shape["eps"]))
+    assert et.gate_status("qk_head_layer_norm")["verified"] == 1
+
+
+def test_qk_unserved_runs_eager():
+    q = torch.randn(1, 16, 8, 130, device=DEVICE).to(torch.bfloat16)
+    k = torch.randn(1, 16, 8, 130, device=DEVICE).to(torch.bfloat16)
+    q_out, k_out = et.qk_head_layer_norm(q, k, 1e-5)
+    assert same_bits(q_out, F.layer_norm(q, (130,), eps=1e-5))
+    qt = torch.randn(1, 8, 16, 64, device=DEVICE).to(torch.bfloat16).transpose(1, 2)
+    q_out, k_out = et.qk_head_layer_norm(qt, qt, 1e-5)
+    assert same_bits(k_out, F.layer_norm(qt, (64,), eps=1e-5))
+    assert et.gate_status("qk_head_layer_norm")["verified"] == 0

@@ -1,0 +1,184 @@
+"""Measures exactune's torch ops on this GPU, in one run, for reports/<gpu>/runtime.md.
+
+Per default shape of each family (families/<name>/shapes.yaml):
+  - bit-exactness of the op against the eager chain (three input amplitudes),
+    and the variant the runtime launched (with the step of the tables' chain);
+  - device time per call under CUDA-graph replay, of the op and of the eager
+    chain: a graph of 20 calls, CUDA events around each replay (the sweep's own
+    method, so that the op compares with the sweep's figure for its variant);
+  - host time per call on the default stream with no graph, of the op and of
+    the eager chain: a burst of calls timed on the host, no synchronisation
+    inside it.
+Then the DiT-block examples (examples/run_dit_blocks.py).
+
+    python3 python/tools/runtime_bench.py --out runtime.json     (ci/gpu.sh's runtime stage)
+
+python/tools/runtime_report.py turns the JSON and the committed sweeps into runtime.md.
+"""
+
+import argparse
+import functools
+import gc
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+import exactune.torch as et
+from exactune.shapes import default_shapes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from run_dit_blocks import run_blocks, warm_up_for_capture  # noqa: E402
+
+GRAPH_CALLS = 20      # launches per graph, as the sweep's hot timing
+GRAPH_REPLAYS = 200   # replays timed, each between two events (fewer left a few % of clock noise)
+HOST_CALLS = 100      # calls per host-timed burst (fewer than the launch queue holds)
+HOST_BURSTS = 41
+AMPLITUDES = (1.0, 1e-3, 30.0)
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int16), b.contiguous().view(torch.int16))
+
+
+def graph_us(fn):
+    """Median device µs per call: `fn` captured GRAPH_CALLS times in one graph, each replay timed alone."""
+    warm_up_for_capture(fn)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(GRAPH_CALLS):
+            fn()
+    for _ in range(20):
+        graph.replay()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(GRAPH_REPLAYS)]
+    for start, end in events:
+        start.record()
+        graph.replay()
+        end.record()
+    torch.cuda.synchronize()
+    per_call = [start.elapsed_time(end) * 1000 / GRAPH_CALLS for start, end in events]
+    del graph
+    return statistics.median(per_call)
+
+
+def host_us(fn):
+    """(median, best) host µs per call over bursts, default stream, no graph.
+    The host's other work only ever adds time: the best burst is the op's own
+    cost, the median what a busy host sees."""
+    for _ in range(20):
+        fn()
+    gc.collect()
+    torch.cuda.synchronize()
+    bursts = []
+    gc.disable()  # as timeit does: a collection of everything earlier shapes left is not the op's cost
+    try:
+        for _ in range(HOST_BURSTS):
+            start = time.perf_counter()
+            for _ in range(HOST_CALLS):
+                fn()
+            bursts.append((time.perf_counter() - start) * 1e6 / HOST_CALLS)
+            torch.cuda.synchronize()
+    finally:
+        gc.enable()
+    return statistics.median(bursts), min(bursts)
+
+
+def modulate_case(shape):
+    """(make inputs, eager chain, op), each called with the inputs."""
+    b, s, d, k, eps = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"], shape["eps"]
+    g = torch.Generator(device="cuda").manual_seed(0)
+
+    def make(amplitude):
+        x = (amplitude * torch.randn(b, s, d, generator=g, device="cuda")).to(torch.bfloat16)
+        projection = (0.5 * torch.randn(b, k * d, generator=g, device="cuda")).to(torch.bfloat16)
+        return x, projection[:, d:2 * d], projection[:, :d], eps  # scale, shift: chunks of the adaLN projection
+
+    def eager(x, scale, shift, eps):
+        return F.layer_norm(x, (d,), eps=eps) * (1 + scale[:, None]) + shift[:, None]
+
+    return make, eager, et.layer_norm_modulate
+
+
+def qk_case(shape):
+    size = (shape["batch"], shape["tokens"], shape["heads"], shape["head_dim"])
+    eps, d = shape["eps"], shape["head_dim"]
+    g = torch.Generator(device="cuda").manual_seed(0)
+
+    def make(amplitude):
+        q, k = ((amplitude * torch.randn(size, generator=g, device="cuda") + 0.5).to(torch.bfloat16) for _ in "qk")
+        return q, k, eps
+
+    def eager(q, k, eps):
+        return F.layer_norm(q, (d,), eps=eps), F.layer_norm(k, (d,), eps=eps)
+
+    return make, eager, et.qk_head_layer_norm
+
+
+def same_outputs(a, b):
+    a, b = (a,) if torch.is_tensor(a) else a, (b,) if torch.is_tensor(b) else b
+    return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b))
+
+
+def measure(family, shape):
+    make, eager, op = (modulate_case if family == "layer_norm_modulate" else qk_case)(shape)
+    exact = True
+    for amplitude in AMPLITUDES:
+        et.reset_gate(family)  # each amplitude verified anew: the gate compares on the first call
+        args = make(amplitude)
+        exact &= same_outputs(op(*args), eager(*args))
+        exact &= same_outputs(op(*args), eager(*args))  # the verified, fused-only path
+    status = et.gate_status(family)
+    variant = et.last_variant(family)
+    # Bound with functools.partial, so that the host figures carry no Python frame of ours.
+    timed_op, timed_eager = (functools.partial(fn, *make(1.0)) for fn in (op, eager))
+    op_host, op_host_best = host_us(timed_op)
+    eager_host, eager_host_best = host_us(timed_eager)
+    op_graph, eager_graph = graph_us(timed_op), graph_us(timed_eager)
+    row = dict(shape=shape["name"], params={k: v for k, v in shape.items() if k not in ("name", "model")},
+               exact=bool(exact and status["enabled"] and status["verified"] == 1), gate=status, variant=variant,
+               op_graph_us=op_graph, eager_graph_us=eager_graph,
+               op_host_us=op_host, op_host_best_us=op_host_best, eager_host_us=eager_host,
+               eager_host_best_us=eager_host_best)
+    print(f"{family:22} {shape['name']:26} exact={row['exact']} {variant:60} graph op {row['op_graph_us']:7.2f} "
+          f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} eager {row['eager_host_us']:6.2f} us",
+          flush=True)
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="the JSON to write")
+    parser.add_argument("--dit-iters", type=int, default=30, help="timed forwards per DiT block (default 30)")
+    options = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("runtime_bench: no CUDA device")
+    result = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda,
+                  method=dict(graph=f"CUDA graph of {GRAPH_CALLS} calls, events around each of {GRAPH_REPLAYS} "
+                                    "replays, median per call",
+                              host=f"perf_counter around bursts of {HOST_CALLS} calls on the default stream, no "
+                                   f"graph, no synchronisation inside a burst, Python's garbage collector off "
+                                   f"(as timeit does); median and best of {HOST_BURSTS} bursts"),
+                  families={})
+    with torch.inference_mode():
+        # What one Python call of one aten op costs here (it allocates its
+        # output, as the ops do): the floor under any op's host time.
+        x = torch.empty(2, 1024, 2240, dtype=torch.bfloat16, device="cuda")
+        floor, floor_best = host_us(functools.partial(torch.ops.aten.empty_like.default, x))
+        result["host_floor_us"] = dict(aten_empty_like=floor, aten_empty_like_best=floor_best)
+        for family in et.OPS:
+            result["families"][family] = [measure(family, shape) for shape in default_shapes(family)]
+    result["dit_blocks"] = run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters)
+    Path(options.out).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {options.out}")
+    bad = [r["shape"] for rows in result["families"].values() for r in rows if not r["exact"]]
+    bad += [b["block"] for b in result["dit_blocks"] if not b["equal"]]
+    if bad:
+        sys.exit(f"runtime_bench: not bit-exact: {', '.join(bad)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+// The runtime's tables without a GPU: reading exactune_tables.json (errors
+// name the file and the JSON path), resolving a GPU (exact name, then the same
+// compute capability and SM count, then the same architecture, then none), and
+// the candidates tried for a size and row count, best first. The tables here
+// are made up; the built-in ones are checked to cover every registered family.
+#include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
+
+#include "catch.hpp"
+#include "runtime/device_tables.hpp"
+#include "runtime/runtime_tables.hpp"
+#include "util/embedded_files.hpp"
+
+using namespace exactune;
+
+namespace {
+
+// Two GPUs of one architecture (sm_90, 132 and 114 SMs): the first with a
+// tuned size of two buckets, the second with none.
+const char* const kTables = R"({
+  "generated": "by hand for this test",
+  "format_version": 1,
+  "families": [{
+    "family": "toy",
+    "select": {"size": "length"},
+    "devices": [
+      {"name": "GPU A", "arch": "sm_90", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+       "default": {"variant": "a_default_v16"},
+       "default_fallbacks": [{"config": {"variant": "a_default_v8"}}],
+       "table": [
+         {"length": 256, "max_rows": 100, "config": {"variant": "a_small"}},
+         {"length": 256, "max_rows": null, "config": {"variant": "a_large"}}]},
+      {"name": "GPU B", "arch": "sm_90", "cc_major": 9, "cc_minor": 0, "sm_count": 114,
+       "default": {"variant": "b_default"}, "table": []}],
+    "global_default": {"variant": "global"}}]
+})";
+
+std::vector<std::string> variants(const std::vector<TableCandidate>& candidates) {
+  std::vector<std::string> names;
+  for (const TableCandidate& c : candidates) names.push_back(c.variant);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("the runtime resolves a GPU by name, then model, then architecture, then not at all", "[runtime]") {
+  const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
+  const FamilyTable& toy = *tables.find("toy");
+  CHECK(tables.find("other") == nullptr);
+
+  const DeviceResolution by_name = resolve_device(toy, {"GPU B", 9, 0, 132});
+  CHECK(by_name.match == DeviceMatch::exact_name);
+  CHECK(by_name.device->identity.name == "GPU B");  // the name wins over another entry's SM count
+
+  const DeviceResolution by_model = resolve_device(toy, {"GPU A NVL", 9, 0, 132});
+  CHECK(by_model.match == DeviceMatch::same_model);
+  CHECK(by_model.device->identity.name == "GPU A");
+
+  const DeviceResolution by_arch = resolve_device(toy, {"GPU C", 9, 0, 78});
+  CHECK(by_arch.match == DeviceMatch::same_architecture);
+  CHECK(by_arch.device->identity.name == "GPU A");
+
+  const DeviceResolution none = resolve_device(toy, {"GPU D", 8, 0, 108});
+  CHECK(none.match == DeviceMatch::none);
+  CHECK(none.device == nullptr);
+  CHECK(none.describe().find("global default") != std::string::npos);
+}
+
+TEST_CASE("the candidates follow the fallback chain, best first, without repeats", "[runtime]") {
+  const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
+  const FamilyTable& toy = *tables.find("toy");
+  const DeviceResolution a = resolve_device(toy, {"GPU A", 9, 0, 132});
+
+  CHECK(variants(table_candidates(toy, a, 256, 100)) ==
+        std::vector<std::string>{"a_small", "a_default_v16", "a_default_v8", "global"});
+  CHECK(variants(table_candidates(toy, a, 256, 101)) ==
+        std::vector<std::string>{"a_large", "a_default_v16", "a_default_v8", "global"});
+  CHECK(table_candidates(toy, a, 256, 101).front().step == CandidateStep::tuned_bucket);
+  // An untuned size starts at the device default.
+  CHECK(variants(table_candidates(toy, a, 260, 5)) == std::vector<std::string>{"a_default_v16", "a_default_v8", "global"});
+  // Another SM count keeps only the default: the buckets were measured on another model.
+  const DeviceResolution arch_only = resolve_device(toy, {"GPU C", 9, 0, 78});
+  CHECK(variants(table_candidates(toy, arch_only, 256, 100)) ==
+        std::vector<std::string>{"a_default_v16", "a_default_v8", "global"});
+  CHECK(variants(table_candidates(toy, resolve_device(toy, {"GPU D", 8, 0, 108}), 256, 1)) ==
+        std::vector<std::string>{"global"});
+}
+
+TEST_CASE("malformed tables are refused with the file and the JSON path", "[runtime]") {
+  const auto message = [](std::string text) {
+    try {
+      parse_runtime_tables(text, "t.json");
+    } catch (const input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message("{") .find("t.json: not valid JSON") != std::string::npos);
+  std::string no_name = kTables;
+  no_name.replace(no_name.find("\"name\": \"GPU B\""), 15, "\"nam\": \"GPU B\"");
+  CHECK(message(no_name) == "t.json: families[0].devices[1]: has no \"name\"");
+  std::string descending = kTables;
+  descending.replace(descending.find("\"max_rows\": null"), 16, "\"max_rows\": 50");
+  CHECK(message(descending).find("families[0].devices[0].table[1]: buckets of one size must ascend") !=
+        std::string::npos);
+  std::string zero_sms = kTables;
+  zero_sms.replace(zero_sms.find("\"sm_count\": 114"), 15, "\"sm_count\": 0");
+  CHECK(message(zero_sms) == "t.json: families[0].devices[1].sm_count: 0 is not in 1..100000");
+}
+
+TEST_CASE("the built-in tables read, and cover every registered family's GPUs with valid variants", "[runtime]") {
+  const RuntimeTables tables =
+      parse_runtime_tables(embedded_file(kEmbeddedTablesPath), kEmbeddedTablesPath);
+  for (const KernelFamily* family : FamilyRegistry::all()) {
+    if (family->name() == "toy_double") continue;  // the core suite's test family has no table
+    INFO(family->name());
+    const FamilyTable* table = tables.find(family->name());
+    REQUIRE(table != nullptr);
+    CHECK(table->size_parameter == family->size_parameter());
+    CHECK(!table->devices.empty());
+    CHECK(table->global_default == family->global_default().variant);
+  }
+}
