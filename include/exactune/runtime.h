@@ -6,7 +6,11 @@
  * An entry never returns wrong bits: for a problem it cannot serve exactly
  * (a size, layout or alignment the framework would run through another kernel,
  * or that no proven variant takes) it launches nothing and returns
- * EXACTUNE_NOT_SERVED, and the caller runs the framework's own chain. */
+ * EXACTUNE_NOT_SERVED, and the caller runs the framework's own chain.
+ *
+ * An entry launches in the primary context of the device it is given and makes
+ * that context current on the calling thread, as cudaSetDevice would: callers
+ * of the CUDA runtime API (torch among them) already have it current. */
 #ifndef EXACTUNE_RUNTIME_H
 #define EXACTUNE_RUNTIME_H
 #include <stddef.h>
