@@ -23,3 +23,7 @@ if ! python3 -c "import yaml" 2>/dev/null; then
   echo "installing: PyYAML"
   python3 -m pip install -q pyyaml
 fi
+if ! python3 -c "import pytest" 2>/dev/null; then
+  echo "installing: pytest"
+  python3 -m pip install -q pytest
+fi

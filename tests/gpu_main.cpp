@@ -1,6 +1,8 @@
 // The GPU suite's main: without a usable GPU it reports itself skipped (exit
-// 77, ctest's SKIP_RETURN_CODE) and says why; with one, it names the GPU first
-// so that every log says what the results were measured on.
+// 77, ctest's SKIP_RETURN_CODE) and says why, unless EXACTUNE_REQUIRE_GPU=1
+// (ci/gpu.sh sets it: on the GPU machine a skip would read as a pass), which
+// makes it a failure; with a GPU, it names the GPU first so that every log
+// says what the results were measured on.
 #if __has_include(<catch2/catch_session.hpp>)
 #include <catch2/catch_session.hpp>  // Catch2 v3
 #else
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
@@ -24,6 +27,11 @@ constexpr int kSkipped = 77;
 
 int main(int argc, char** argv) {
   if (const std::optional<std::string> reason = exactune::why_no_gpu()) {
+    const char* required = std::getenv("EXACTUNE_REQUIRE_GPU");
+    if (required && std::string(required) == "1") {
+      fmt::print("FAILED: EXACTUNE_REQUIRE_GPU=1, and the GPU tests cannot run: {}\n", *reason);
+      return 1;
+    }
     fmt::print("SKIPPED: GPU tests need a GPU: {}\n", *reason);
     return kSkipped;
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include <exactune/error.hpp>
@@ -25,14 +26,16 @@ struct ChangeTraits {
   bool always_counted;      // in the summary even at zero: what a reader looks for first
 };
 
-constexpr std::array<ChangeTraits, 15> kChanges = {{
+constexpr std::array<ChangeTraits, 17> kChanges = {{
     {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
     {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
+    {GateChange::too_noisy, GateVerdict::fail, "too noisy to judge", "too noisy to judge", false},
+    {GateChange::changed_shape, GateVerdict::fail, "changed shape", "changed shapes", false},
     {GateChange::chosen_removed, GateVerdict::fail, "chosen variant removed", "chosen variants removed", false},
     {GateChange::chosen_not_timed, GateVerdict::fail, "chosen variant not timed", "chosen variants not timed", false},
     {GateChange::removed_shape, GateVerdict::fail, "removed shape", "removed shapes", false},
-    {GateChange::different_gpu, GateVerdict::warning, "different GPU", "different GPU", false},
-    {GateChange::different_reference, GateVerdict::warning, "different reference", "different reference", false},
+    {GateChange::different_gpu, GateVerdict::fail, "different GPU", "different GPU", false},
+    {GateChange::different_reference, GateVerdict::fail, "different reference", "different reference", false},
     {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
     {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},
     {GateChange::improved, GateVerdict::pass, "improved", "improved", false},
@@ -62,6 +65,12 @@ std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 
 // A candidate proves exactness by passing every case it ran, and running some:
 // a record that says exact without cases was never verified.
 bool proven_exact(const VariantResult& v) { return v.exact && v.cases_total > 0 && v.cases_passed == v.cases_total; }
+
+// ... and, to keep a baseline's exactness, by running at least the baseline's
+// cases: a variant verified on 1 case proves nothing about the other 7.
+bool proven_exact_as(const VariantResult& candidate, const VariantResult& baseline) {
+  return proven_exact(candidate) && candidate.cases_total >= baseline.cases_total;
+}
 
 std::string exactness_words(const VariantResult& v) {
   const std::string kind = v.exact ? "exact" : v.failure_kind.empty() ? "not exact" : v.failure_kind;
@@ -112,17 +121,23 @@ class Comparison {
     report_.findings.push_back(std::move(finding));
   }
 
-  // Timings from different GPUs, or exactness against a different reference,
-  // are still compared, but the reader is told.
+  // Speed is never compared across GPUs, nor exactness across reference
+  // recipes: either is a failure, with the reason.
   void compare_provenance() {
     const auto gpu = [](const DeviceRecord& d) { return fmt::format("{} ({})", d.name, d.arch); };
-    if (gpu(baseline_.device) != gpu(candidate_.device)) {
+    same_gpu_ = gpu(baseline_.device) == gpu(candidate_.device);
+    if (!same_gpu_) {
       add({"", "", GateCheck::speed, GateChange::different_gpu, gpu(baseline_.device), gpu(candidate_.device),
-           "timings are not comparable"});
+           "timings are not comparable", fmt::format("the baseline ran on {} and the candidate on {}: speed is not "
+                                                     "compared across GPUs",
+                                                     gpu(baseline_.device), gpu(candidate_.device))});
     }
     if (baseline_.reference_recipe != candidate_.reference_recipe) {
       add({"", "", GateCheck::exactness, GateChange::different_reference, baseline_.reference_recipe,
-           candidate_.reference_recipe, "exactness is against another reference"});
+           candidate_.reference_recipe, "exactness is against another reference",
+           fmt::format("the reference recipe changed from {} to {}: the candidate proves exactness against another "
+                       "reference",
+                       baseline_.reference_recipe, candidate_.reference_recipe)});
     }
   }
 
@@ -135,9 +150,19 @@ class Comparison {
            fmt::format("shape {} is missing from the candidate: none of its variants was verified or timed", name)});
       return;
     }
+    if (base.shape.describe_parameters() != cand->shape.describe_parameters()) {
+      add({name, "", GateCheck::exactness, GateChange::changed_shape, base.shape.describe_parameters(),
+           cand->shape.describe_parameters(), "",
+           fmt::format("shape {} is defined differently in the candidate ({} instead of {}): nothing of it compares",
+                       name, cand->shape.describe_parameters(), base.shape.describe_parameters())});
+      return;
+    }
     const VariantResult* chosen = chosen_variant(base);
     compare_exactness(base, *cand, chosen);
-    compare_speed(base, *cand, chosen);
+    if (same_gpu_) {
+      compare_speed(base, *cand, chosen, Regime::hot);
+      compare_speed(base, *cand, chosen, Regime::cold);
+    }
   }
 
   // The override from the options, else the baseline's fastest exact variant.
@@ -162,8 +187,9 @@ class Comparison {
         if (&b != chosen) {
           add({shape, b.variant, GateCheck::exactness, GateChange::removed_variant, variant_words(b), "missing"});
         }
-      } else if (b.exact && !proven_exact(*c)) {
-        const std::string why = c->failure.empty() ? "no failure recorded" : c->failure;
+      } else if (b.exact && !proven_exact_as(*c, b)) {
+        const std::string why = !proven_exact(*c)   ? (c->failure.empty() ? "no failure recorded" : c->failure)
+                                                    : "fewer cases than the baseline's";
         add({shape, b.variant, GateCheck::exactness, GateChange::lost_exactness, base_words, exactness_words(*c), "",
              fmt::format("{} on {}: was exact on {}/{} cases, now {}: {}", b.variant, shape, b.cases_passed,
                          b.cases_total, exactness_words(*c), why)});
@@ -178,48 +204,81 @@ class Comparison {
     }
   }
 
-  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen) {
+  enum class Regime { hot, cold };
+
+  // The figure of a regime: the variant's, and the same run's copy of the same bytes.
+  static const std::optional<Timing>& figure(const VariantResult& v, Regime r) { return r == Regime::hot ? v.hot : v.cold; }
+  static const std::optional<Timing>& copy_figure(const ShapeResult& s, Regime r) {
+    return r == Regime::hot ? s.copy_hot : s.copy_cold;
+  }
+
+  // The chosen configuration's slowdown in one regime: relative to each run's
+  // copy where both runs timed one (clock drift cancels), else as measured.
+  // The noise is the baseline's own spread: a noisy candidate does not widen
+  // its tolerance, it is too noisy to judge.
+  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen, Regime regime) {
     const std::string& shape = base.shape.name;
-    if (chosen == nullptr || !chosen->hot) {
-      add({shape, chosen ? chosen->variant : "", GateCheck::speed, GateChange::speed_not_gated,
+    const GateCheck check = regime == Regime::hot ? GateCheck::speed : GateCheck::cold_speed;
+    const std::string_view what = regime == Regime::hot ? "" : " (cold)";
+    if (chosen == nullptr || !figure(*chosen, regime)) {
+      if (regime == Regime::cold && chosen != nullptr) return;  // the baseline gates no cold figure here
+      add({shape, chosen ? chosen->variant : "", check, GateChange::speed_not_gated,
            chosen ? "not timed" : "no timed exact variant", ""});
       return;
     }
-    const std::string base_words = timing_words(*chosen->hot);
+    const Timing& before = *figure(*chosen, regime);
+    const std::string base_words = timing_words(before);
     const VariantResult* c = cand.find(chosen->variant);
     if (c == nullptr) {
-      add({shape, chosen->variant, GateCheck::speed, GateChange::chosen_removed, base_words, "missing", "",
+      if (regime == Regime::cold) return;  // said once, by the hot check
+      add({shape, chosen->variant, check, GateChange::chosen_removed, base_words, "missing", "",
            fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant, shape)});
       return;
     }
-    if (!c->hot) {
-      add({shape, chosen->variant, GateCheck::speed, GateChange::chosen_not_timed, base_words, "not timed", "",
-           fmt::format("{}, the chosen configuration of {}, was not timed in the candidate{}", chosen->variant, shape,
-                       proven_exact(*c) ? "" : " (only exact variants are timed)")});
+    if (!figure(*c, regime)) {
+      add({shape, chosen->variant, check, GateChange::chosen_not_timed, base_words, "not timed", "",
+           fmt::format("{}, the chosen configuration of {}, was not timed{} in the candidate{}", chosen->variant, shape,
+                       what, proven_exact(*c) ? "" : " (only exact variants are timed)")});
       return;
     }
-    const double slowdown = c->hot->median_us / chosen->hot->median_us - 1;
-    const double noise = std::max(chosen->hot->spread(), c->hot->spread());
+    const Timing& after = *figure(*c, regime);
+    const double limit = candidate_.timing.max_spread;
+    if (limit > 0 && after.spread() > limit) {
+      add({shape, chosen->variant, check, GateChange::too_noisy, base_words, timing_words(after), "",
+           fmt::format("{}, the chosen configuration of {}, spreads {}{} in the candidate, beyond the sweep's limit "
+                       "of {}: too noisy to judge",
+                       chosen->variant, shape, percent(after.spread()), what, percent(limit))});
+      return;
+    }
+    const std::optional<Timing>& base_copy = copy_figure(base, regime);
+    const std::optional<Timing>& cand_copy = copy_figure(cand, regime);
+    const bool relative = base_copy && cand_copy && base_copy->median_us > 0 && cand_copy->median_us > 0;
+    const double ratio = relative ? (after.median_us / cand_copy->median_us) / (before.median_us / base_copy->median_us)
+                                  : after.median_us / before.median_us;
+    const double slowdown = ratio - 1;
+    const double noise = before.spread();
     const GateChange change = slowdown > std::max(noise, options_.threshold) ? GateChange::slower
                               : slowdown > noise                             ? GateChange::slower_under_threshold
                               : slowdown < -noise                            ? GateChange::improved
                                                                              : GateChange::within_noise;
-    const std::string figures = fmt::format("{:+.1f}% (noise {})", slowdown * 100, percent(noise));
+    const std::string figures = fmt::format("{:+.1f}%{} (noise {})", slowdown * 100,
+                                            relative ? " against the copy" : "", percent(noise));
     const std::string message =
         change != GateChange::slower
             ? ""
             : fmt::format(
-                  "{}, the chosen configuration of {}, is {} slower ({:.2f} us -> {:.2f} us), beyond the noise "
-                  "of {} and the threshold of {}",
-                  chosen->variant, shape, percent(slowdown), chosen->hot->median_us, c->hot->median_us, percent(noise),
-                  percent(options_.threshold));
-    add({shape, chosen->variant, GateCheck::speed, change, base_words, timing_words(*c->hot), figures, message});
+                  "{}, the chosen configuration of {}, is {} slower{} ({:.2f} us -> {:.2f} us{}), beyond the "
+                  "baseline's noise of {} and the threshold of {}",
+                  chosen->variant, shape, percent(slowdown), what, before.median_us, after.median_us,
+                  relative ? ", each against its run's copy" : "", percent(noise), percent(options_.threshold));
+    add({shape, chosen->variant, check, change, base_words, timing_words(after), figures, message});
   }
 
   const SweepResults& baseline_;
   const SweepResults& candidate_;
   const GateOptions& options_;
   GateReport report_;
+  bool same_gpu_ = true;
 };
 
 
@@ -238,8 +297,8 @@ bool has_finding(const GateReport& report, const std::string& shape, GateCheck c
 }
 
 std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
-  const std::string open =
-      fmt::format(R"(  <testcase classname="exactune-gate.{}" name="{}")", xml_escape(shape), check);
+  const std::string open = fmt::format(R"(  <testcase classname="exactune-gate.{}" name="{}")",
+                                       shape.empty() ? "sweep" : xml_escape(shape), check);
   if (failures.empty()) return open + "/>\n";
   return fmt::format("{}>\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n", open,
                      xml_escape(fmt::format("{}", fmt::join(failures, "; "))),
@@ -307,10 +366,14 @@ std::string gate_junit_xml(const GateReport& report) {
     ++tests;
     if (!messages.empty()) ++failures;
   };
+  // Findings about the whole sweep (another GPU, another reference) have a case of their own.
+  if (has_finding(report, "", GateCheck::exactness)) add_case("", GateCheck::exactness, "reference");
+  if (has_finding(report, "", GateCheck::speed)) add_case("", GateCheck::speed, "gpu");
   for (const std::string& shape : report.shapes) {
     add_case(shape, GateCheck::exactness, "exactness");
     // A shape has a speed case when its chosen configuration was looked at.
     if (has_finding(report, shape, GateCheck::speed)) add_case(shape, GateCheck::speed, "speed");
+    if (has_finding(report, shape, GateCheck::cold_speed)) add_case(shape, GateCheck::cold_speed, "cold_speed");
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);

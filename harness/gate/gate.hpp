@@ -1,8 +1,13 @@
 // The regression gate: compares a candidate sweep with a committed baseline of
-// the same kernel family. It fails when a variant that was bit-exact no longer
-// is, when a shape's chosen configuration got slower beyond both the noise of
-// the two measurements and the threshold, or when a chosen configuration or a
-// whole shape disappeared. Everything else that changed is reported as a note.
+// the same kernel family. It fails when a variant that was bit-exact is not
+// proven exact again on at least the baseline's cases; when a shape's chosen
+// configuration got slower, hot or cold, beyond the baseline's noise and the
+// threshold (each time relative to the same run's copy, which cancels clock
+// drift); when the candidate's own figure is too noisy to judge; when a chosen
+// configuration or a whole shape disappeared, or a shape changed its
+// definition under the same name; and when the sweeps ran on different GPUs
+// (speed is then not compared) or against different reference recipes.
+// Everything else that changed is reported as a note.
 #pragma once
 #include <map>
 #include <string>
@@ -22,13 +27,14 @@ struct GateOptions {
   std::map<std::string, std::string> chosen;
 };
 
-// What one finding is about: the two test cases the gate has per shape.
-enum class GateCheck { exactness, speed };
+// What one finding is about: the test cases the gate has per shape.
+enum class GateCheck { exactness, speed, cold_speed };
 
 enum class GateChange {
-  lost_exactness,          // exact in the baseline, not proven exact in the candidate: fail
+  lost_exactness,          // exact in the baseline, not proven exact in the candidate on as many cases: fail
   gained_exactness,        // not exact in the baseline, exact now: note
   slower,                  // chosen configuration slower beyond noise and threshold: fail
+  too_noisy,               // the candidate's figure spreads beyond the sweep's limit: cannot be judged, fail
   slower_under_threshold,  // beyond noise, within the threshold: pass
   within_noise,            // no change the measurements can tell apart: pass
   improved,                // faster beyond noise: pass
@@ -39,8 +45,9 @@ enum class GateChange {
   removed_variant,         // only in the baseline, not the chosen one: note
   new_shape,               // note
   removed_shape,           // fail
-  different_gpu,           // the sweeps ran on different GPUs: warning
-  different_reference,     // the reference recipe changed: warning
+  changed_shape,           // the same name, other parameters: nothing compares, fail
+  different_gpu,           // the sweeps ran on different GPUs: speed is not compared, fail
+  different_reference,     // the reference recipe changed: exactness is against another reference, fail
 };
 
 enum class GateVerdict { pass, note, warning, fail };

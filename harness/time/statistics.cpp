@@ -18,4 +18,15 @@ Timing timing_from_samples(std::vector<double> samples_us) {
   return t;
 }
 
+std::vector<double> samples_until_steady(const std::function<std::vector<double>()>& attempt, int max_attempts,
+                                         double max_spread) {
+  std::vector<double> all;
+  for (int n = 0; n < std::max(1, max_attempts); ++n) {
+    const std::vector<double> samples = attempt();
+    all.insert(all.end(), samples.begin(), samples.end());
+    if (timing_from_samples(samples).spread() <= max_spread) break;
+  }
+  return all;
+}
+
 }  // namespace exactune

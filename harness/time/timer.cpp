@@ -29,15 +29,12 @@ TimingMethod Timer::method() const {
 }
 
 Measurement Timer::repeat_until_stable(const std::string& name, const std::function<double()>& sample_us) {
-  Measurement best;
-  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
-    Measurement m;
-    m.samples_us = run_repetitions(name, options_.iterations, options_.repetitions, sample_us);
-    m.timing = timing_from_samples(m.samples_us);
-    if (attempt == 0 || m.timing.spread() < best.timing.spread()) best = std::move(m);
-    if (best.timing.spread() <= options_.max_spread) break;
-  }
-  return best;
+  Measurement m;
+  m.samples_us = samples_until_steady(
+      [&] { return run_repetitions(name, options_.iterations, options_.repetitions, sample_us); },
+      options_.max_attempts, options_.max_spread);
+  m.timing = timing_from_samples(m.samples_us);
+  return m;
 }
 
 Measurement Timer::hot(const std::string& name, const std::function<void()>& enqueue) {

@@ -7,7 +7,8 @@
 //         around that single launch.
 // Each repetition's mean is one sample of the returned Timing; a figure whose
 // spread exceeds max_spread is measured again (up to max_attempts), and the
-// attempt with the smallest spread is kept.
+// Timing is over every attempt's samples (samples_until_steady): the steadiest
+// attempt alone would be the luckiest, biased low.
 #pragma once
 #include <functional>
 #include <string>

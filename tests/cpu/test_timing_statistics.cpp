@@ -44,3 +44,20 @@ TEST_CASE("timing statistics: median, extremes and relative spread", "[timing]")
   CHECK(timing_from_samples({4, 1, 3, 2}).median_us == 2.5);
   CHECK_THROWS_AS(timing_from_samples({}), error);
 }
+
+TEST_CASE("unsteady attempts are repeated and every sample counts, not the luckiest attempt", "[timing]") {
+  // Attempt 1 is unsteady and slow, attempt 2 steady and fast: the median is over both.
+  const std::vector<std::vector<double>> attempts = {{10, 14, 12, 13, 11}, {10, 10.1, 10.2, 10.1, 10}};
+  int made = 0;
+  const std::vector<double> all = samples_until_steady([&] { return attempts[made++]; }, 3, 0.05);
+  CHECK(made == 2);
+  CHECK(all.size() == 10);
+  const Timing t = timing_from_samples(all);
+  CHECK(t.median_us == Approx(10.15));
+  CHECK(t.median_us > timing_from_samples(attempts[1]).median_us);
+  // A steady first attempt is the only one.
+  made = 1;
+  CHECK(samples_until_steady([&] { return attempts[made]; }, 3, 0.05).size() == 5);
+  // Never steady: max_attempts, all kept.
+  CHECK(samples_until_steady([&] { return attempts[0]; }, 3, 0.05).size() == 15);
+}

@@ -123,11 +123,11 @@ TEST_CASE("the chosen configuration's slowdown is judged against noise and thres
     CHECK(contains(report.findings[0].message, "10.0% slower"));
     CHECK(contains(gate_summary_line(report), "1 slower beyond noise"));
   }
-  SECTION("beyond the threshold but within the candidate's noise: pass, within noise") {
+  SECTION("the candidate's own spread does not widen the tolerance: the baseline's noise judges") {
     const GateReport report = gate(11.0, 0.15);
-    CHECK(report.passed());
-    CHECK(report.findings[0].change == GateChange::within_noise);
-    CHECK(contains(render_gate_table(report), "within noise: +10.0% (noise 15.0%)"));
+    CHECK_FALSE(report.passed());
+    CHECK(report.findings[0].change == GateChange::slower);
+    CHECK(contains(report.findings[0].message, "beyond the baseline's noise of 1.0%"));
   }
   SECTION("beyond noise but under the threshold: pass") {
     const GateReport report = gate(10.3, 0.01);
@@ -140,6 +140,79 @@ TEST_CASE("the chosen configuration's slowdown is judged against noise and thres
     CHECK(report.passed());
     CHECK(report.findings[0].change == GateChange::improved);
   }
+}
+
+TEST_CASE("within the baseline's noise passes; a candidate noisier than the sweep's limit cannot be judged",
+          "[gate]") {
+  const SweepResults noisy_baseline = sweep({shape("s", {timed("fast", 10.0, 0.15), timed("slow", 12.0)})});
+  SweepResults candidate = sweep({shape("s", {timed("fast", 11.0, 0.01), timed("slow", 12.0)})});
+  const GateReport within = compare_sweeps(noisy_baseline, candidate, {});
+  CHECK(within.passed());
+  CHECK(contains(render_gate_table(within), "within noise: +10.0% (noise 15.0%)"));
+
+  candidate = sweep({shape("s", {timed("fast", 10.0, 0.15), timed("slow", 12.0)})});
+  candidate.timing.max_spread = 0.05;
+  const GateReport noisy = compare_sweeps(baseline(), candidate, {});
+  CHECK_FALSE(noisy.passed());
+  REQUIRE(finding(noisy, GateChange::too_noisy) != nullptr);
+  CHECK(contains(finding(noisy, GateChange::too_noisy)->message, "spreads 15.0% in the candidate, beyond the sweep's "
+                                                                 "limit of 5.0%: too noisy to judge"));
+}
+
+TEST_CASE("times are judged against the same run's copy, which cancels clock drift", "[gate]") {
+  const auto with_copy = [](double variant_us, double copy_us) {
+    SweepResults s = sweep({shape("s", {timed("fast", variant_us), timed("slow", 12.0)})});
+    s.shapes[0].copy_hot = Timing{copy_us, copy_us, copy_us, 7};
+    return s;
+  };
+  // A GPU clocked 10% lower: the variant and the copy both slow down.
+  const GateReport drift = compare_sweeps(with_copy(10.0, 4.0), with_copy(11.0, 4.4), {});
+  CHECK(drift.passed());
+  CHECK(drift.count(GateChange::within_noise) == 1);
+  // The variant alone slowed down: a regression, whatever the clock.
+  const GateReport slower = compare_sweeps(with_copy(10.0, 4.0), with_copy(11.0, 4.0), {});
+  CHECK(slower.count(GateChange::slower) == 1);
+  CHECK(contains(slower.findings[0].message, "each against its run's copy"));
+}
+
+TEST_CASE("cold times are gated too", "[gate]") {
+  const auto with_cold = [](double cold_us) {
+    SweepResults s = baseline();
+    s.shapes[0].variants[0].cold = Timing{cold_us, cold_us * 0.995, cold_us * 1.005, 7};
+    return s;
+  };
+  const GateReport report = compare_sweeps(with_cold(15.0), with_cold(18.0), {});
+  CHECK_FALSE(report.passed());
+  const GateFinding* cold = finding(report, GateChange::slower);
+  REQUIRE(cold != nullptr);
+  CHECK(cold->check == GateCheck::cold_speed);
+  CHECK(contains(cold->message, "20.0% slower (cold)"));
+  CHECK(contains(gate_junit_xml(report), R"(<testcase classname="exactune-gate.s" name="cold_speed">)"));
+  SweepResults not_cold = with_cold(18.0);
+  not_cold.shapes[0].variants[0].cold.reset();
+  CHECK(compare_sweeps(with_cold(15.0), not_cold, {}).count(GateChange::chosen_not_timed) == 1);
+}
+
+TEST_CASE("exactness is kept only on at least the baseline's cases", "[gate]") {
+  SweepResults candidate = baseline();
+  candidate.shapes[0].variants[1].cases_passed = candidate.shapes[0].variants[1].cases_total = 1;
+  const GateReport report = compare_sweeps(baseline(), candidate, {});
+  CHECK_FALSE(report.passed());
+  REQUIRE(finding(report, GateChange::lost_exactness) != nullptr);
+  CHECK(contains(finding(report, GateChange::lost_exactness)->message, "now exact 1/1: fewer cases than the "
+                                                                         "baseline's"));
+}
+
+TEST_CASE("a shape defined differently under the same name fails", "[gate]") {
+  SweepResults base = baseline();
+  base.shapes[0].shape.parameters = {{"batch", 2, true}, {"tokens", 1024, true}, {"hidden", 2240, true}};
+  SweepResults candidate = base;
+  candidate.shapes[0].shape.parameters[1].value = 4096;
+  const GateReport report = compare_sweeps(base, candidate, {});
+  CHECK_FALSE(report.passed());
+  REQUIRE(finding(report, GateChange::changed_shape) != nullptr);
+  CHECK(contains(finding(report, GateChange::changed_shape)->message, "tokens=4096"));
+  CHECK(report.count(GateChange::within_noise) == 0);  // nothing of it compares
 }
 
 TEST_CASE("a caller can name the chosen configuration per shape", "[gate]") {
@@ -200,13 +273,24 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
   }
 }
 
-TEST_CASE("different GPUs are flagged; different families are refused", "[gate]") {
+TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; families are refused", "[gate]") {
   SweepResults candidate = baseline();
   candidate.device.name = "NVIDIA H100";
+  candidate.shapes[0].variants[0].hot->median_us = 5.0;  // "faster" on another GPU: not a verdict
   const GateReport report = compare_sweeps(baseline(), candidate, {});
-  CHECK(report.passed());
+  CHECK_FALSE(report.passed());
   REQUIRE(finding(report, GateChange::different_gpu) != nullptr);
+  CHECK(report.count(GateChange::improved) == 0);
   CHECK(contains(render_gate_table(report), "NVIDIA H100 (sm_90)"));
+  CHECK(contains(gate_junit_xml(report), R"(<testcase classname="exactune-gate.sweep" name="gpu">)"));
+
+  SweepResults other_recipe = baseline();
+  other_recipe.reference_recipe = "aten-2.12";
+  const GateReport recipe = compare_sweeps(baseline(), other_recipe, {});
+  CHECK_FALSE(recipe.passed());
+  REQUIRE(finding(recipe, GateChange::different_reference) != nullptr);
+  CHECK(contains(finding(recipe, GateChange::different_reference)->message, "from aten-2.11 to aten-2.12"));
+
   candidate.family = "rms_norm_modulate";
   CHECK_THROWS_AS(compare_sweeps(baseline(), candidate, {}), input_error);
 }
