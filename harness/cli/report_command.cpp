@@ -25,7 +25,8 @@ void add_report_command(CLI::App& app, Run& run) {
   CLI::App* command = app.add_subcommand(
       "report", "Regenerate the reports of a sweep from its sweep.yaml: heuristics.yaml, exactune_heuristics.hpp, "
                 "heuristics.json, summary.md and the heatmaps; summary.md sets the targets of a targets.yaml beside the "
-                "sweep.yaml against it. Needs no GPU.");
+                "sweep.yaml against it, and the framework's own eager times of the GPU's runtime.json (one folder "
+                "up) beside the reference chain. Needs no GPU.");
   command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")->required();
   command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
   command->callback([&run, options] {
@@ -34,7 +35,8 @@ void add_report_command(CLI::App& app, Run& run) {
       std::filesystem::path sweep_folder = std::filesystem::path(options->from).parent_path();
       if (sweep_folder.empty()) sweep_folder = ".";
       const std::filesystem::path out = options->out.empty() ? sweep_folder : std::filesystem::path(options->out);
-      for (const auto& file : write_reports(results, out, targets_beside(sweep_folder))) {
+      for (const auto& file : write_reports(results, out, targets_beside(sweep_folder),
+                                            framework_times_beside(sweep_folder, results.family))) {
         fmt::print("wrote {}\n", file.string());
       }
       return 0;

@@ -85,7 +85,7 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
 
   const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug / family.name()
                                                          : std::filesystem::path(options.out);
-  const auto files = write_reports(results, out, targets_beside(out));
+  const auto files = write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family));
   fmt::print("{}", shape_table(results));
   std::size_t variants = 0, exact = 0;
   for (const ShapeResult& s : results.shapes) {

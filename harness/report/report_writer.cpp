@@ -39,7 +39,8 @@ std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, co
   return written;
 }
 
-std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets) {
+std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
+                                    const FrameworkTimes& framework) {
   std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
   write_sweep_file(results, files[0]);
   const Heuristics heuristics = choose_heuristics(results);
@@ -47,7 +48,7 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
   // The tables come from the file just written, exactly as emit-header makes them.
   for (const fs::path& f : write_generated_tables(files[1], directory)) files.push_back(f);
   files.push_back(directory / "summary.md");
-  write_text_file(files.back(), summary_markdown(results, heuristics, targets));
+  write_text_file(files.back(), summary_markdown(results, heuristics, targets, framework));
   for (const HeatmapFile& h : summary_heatmaps(results)) {
     files.push_back(directory / h.file_name);
     write_text_file(files.back(), heatmap_svg(results, h.size, h.shape));

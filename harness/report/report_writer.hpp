@@ -13,12 +13,13 @@
 #include <exactune/results.hpp>
 #include "choose/targets.hpp"
 #include "report/family_tables.hpp"
+#include "report/framework_times.hpp"
 
 namespace exactune {
 
 // Returns the files written, in the order above.
 std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory,
-                                                 const Targets& targets = {});
+                                                 const Targets& targets = {}, const FrameworkTimes& framework = {});
 
 // The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
 // from it alone: what `exactune emit-header` and the sweep both do.

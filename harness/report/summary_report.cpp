@@ -96,17 +96,21 @@ ParameterColumn parameter_column(const SweepResults& r, const KernelFamily& fami
   return column;
 }
 
-std::string shape_row(const ShapeResult& s, const Heuristics& h, const ParameterColumn& column) {
+std::string shape_row(const ShapeResult& s, const Heuristics& h, const ParameterColumn& column,
+                      const FrameworkTimes& framework) {
   const VariantResult* best = fastest_exact(s);
   const std::optional<Timing> best_hot = best ? best->hot : std::nullopt;
   const Shape& shape = s.shape;
   const std::optional<Timing> best_cold = best ? best->cold : std::nullopt;
+  std::optional<Timing> framework_eager;
+  if (const std::optional<double> us = framework.eager(shape.name)) framework_eager = Timing{*us, *us, *us, 1};
   std::vector<std::string> values;
   for (const std::string& name : column.shown) values.push_back(parameter_text(shape, name));
-  return fmt::format("| {} | ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
+  return fmt::format("| {} | ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
                      markdown_text(shape.name), markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
-                     microseconds(s.copy_hot), microseconds(s.eager_hot), best ? code(best->variant) : kMissing,
-                     microseconds(best_hot), ratio(best_hot, s.copy_hot), ratio(s.eager_hot, best_hot, "×"),
+                     microseconds(s.copy_hot), microseconds(s.eager_hot), microseconds(framework_eager),
+                     best ? code(best->variant) : kMissing, microseconds(best_hot), ratio(best_hot, s.copy_hot),
+                     ratio(s.eager_hot, best_hot, "×"), ratio(framework_eager, best_hot, "×"),
                      microseconds(s.copy_cold), microseconds(best_cold), ratio(best_cold, s.copy_cold),
                      chosen_for(h, shape), exact_count(s), s.variants.size());
 }
@@ -207,7 +211,8 @@ std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
   return files;
 }
 
-std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets) {
+std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets,
+                             const FrameworkTimes& framework) {
   const KernelFamily& family = FamilyRegistry::find(r.family);
   const std::string size = family.size_parameter();
   const ParameterColumn column = parameter_column(r, family);
@@ -220,23 +225,28 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   if (!r.timing.hot.empty()) {
     fmt::format_to(std::back_inserter(out),
                    "Times are medians in µs per launch. Hot: {}. Cold: {}. {} repetitions each. Copy: the same "
-                   "bytes copied, the roofline. Eager: the framework's chain, as the reference runs it (the "
-                   "framework's own launches). What was tried to close the gap to the copy, with predictions and "
-                   "outcomes: NOTES.md, where present.\n\n",
-                   markdown_text(r.timing.hot), markdown_text(r.timing.cold), r.timing.repetitions);
+                   "bytes copied, the roofline. Reference chain: exactune's replica of the framework's kernels, "
+                   "launched as the framework launches them: what every variant is verified against, timed in this "
+                   "sweep; it is not the framework itself. Framework eager: the framework's own chain on the same "
+                   "GPU under CUDA-graph replay, {}. What was tried to close the gap to the copy, with predictions "
+                   "and outcomes: NOTES.md, where present.\n\n",
+                   markdown_text(r.timing.hot), markdown_text(r.timing.cold), r.timing.repetitions,
+                   framework.source.empty() ? std::string("not measured (no runtime.json beside this GPU's reports)")
+                                            : "from " + markdown_text(framework.source));
   }
   if (!column.common.empty()) {
     fmt::format_to(std::back_inserter(out), "Every shape has {}.\n\n",
                    markdown_text(fmt::format("{}", fmt::join(column.common, ", "))));
   }
   fmt::format_to(std::back_inserter(out),
-                 "| shape | ({}) | rows | copy µs | eager µs | best exact | best µs | best/copy | eager/best "
-                 "| cold copy µs | cold best µs | cold best/copy | chosen | exact |\n"
-                 "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n",
+                 "| shape | ({}) | rows | copy µs | reference chain µs | framework eager µs | best exact | best µs "
+                 "| best/copy | reference chain/best | framework eager/best | cold copy µs | cold best µs "
+                 "| cold best/copy | chosen | exact |\n"
+                 "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
                  markdown_text(fmt::format("{}", fmt::join(column.shown, ", "))));
   int exact = 0, total = 0;
   for (const ShapeResult& s : r.shapes) {
-    out += shape_row(s, h, column);
+    out += shape_row(s, h, column, framework);
     exact += exact_count(s);
     total += static_cast<int>(s.variants.size());
   }

@@ -8,6 +8,7 @@
 #include "choose/heuristics.hpp"
 #include <exactune/results.hpp>
 #include "choose/targets.hpp"
+#include "report/framework_times.hpp"
 
 namespace exactune {
 
@@ -22,9 +23,12 @@ struct HeatmapFile {
 // heatmaps summary_markdown links, for the caller to write with heatmap_svg.
 std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results);
 
-// With targets (targets.yaml), a section that sets each against the sweep.
-// The family the results name (FamilyRegistry) gives the size parameter's name.
-std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics, const Targets& targets = {});
+// With targets (targets.yaml), a section that sets each against the sweep;
+// with the framework's own times (runtime.json), its eager chain beside the
+// reference chain. The family the results name (FamilyRegistry) gives the
+// size parameter's name.
+std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics, const Targets& targets = {},
+                             const FrameworkTimes& framework = {});
 
 // Hot median (as a multiple of the copy's, when the copy was timed) over the
 // family's heatmap axes (KernelFamily::heatmap_axes): columns x rows, one panel

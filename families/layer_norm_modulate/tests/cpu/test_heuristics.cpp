@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "catch.hpp"
@@ -307,18 +308,48 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
   CHECK(contains(md, "for the shape's size (hidden) and row count."));
   CHECK(contains(md, "hidden 2240, big:\n"));
   // Hot columns, then cold ones (copy, best, ratio), then the chosen variant.
-  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | `{0}` | 10.00 | 5.00 | 4.00× |",
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | — | `{0}` | 10.00 | 5.00 | 4.00× "
+                                 "| — |",
                                  full(kAten))));
+  CHECK(contains(md, "Framework eager: the framework's own chain on the same GPU under CUDA-graph replay, not "
+                     "measured"));
   CHECK(contains(md, fmt::format("| `{0}` | 3/4 |", full(kAten))));
   CHECK(contains(md, "| cold copy µs | cold best µs | cold best/copy |"));
   CHECK(contains(md, "## What each axis is worth"));
   CHECK(contains(md, "| shape | num_warps | rows_per_cta |"));
-  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — |"));
+  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — | — | — |"));
   CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
   CHECK(contains(md, "\\| more"));  // a '|' in a failure cannot break the list
   CHECK(contains(md, "](heatmap_big.svg)"));
   CHECK(contains(md, "](heatmap_flux-joint.svg)"));
   CHECK(summary_heatmaps(r).size() == 2);
+}
+
+TEST_CASE("summary.md sets the framework's own eager time beside the reference chain", "[heuristics][summary]") {
+  namespace fs = std::filesystem;
+  const fs::path gpu = fs::temp_directory_path() / "exactune-framework-times" / "some-gpu";
+  fs::create_directories(gpu / "layer_norm_modulate");
+  std::ofstream(gpu / "runtime.json") << R"({"torch": "2.11.0+cu130", "families": {"layer_norm_modulate": [
+      {"shape": "sana", "eager_graph_us": 30.0}, {"shape": "other", "eager_graph_us": 1.0}]}})";
+  const FrameworkTimes times = framework_times_beside(gpu / "layer_norm_modulate", "layer_norm_modulate");
+  CHECK(times.source == "some-gpu/runtime.json (torch 2.11.0+cu130)");
+  const SweepResults r = recorded_sweep();
+  const std::string md = summary_markdown(r, choose_heuristics(r), {}, times);
+  INFO(md);
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | 30.00 | `{0}` | 10.00 | 5.00 | "
+                                 "4.00× | 3.00× |",
+                                 full(kAten))));
+  CHECK(contains(md, "under CUDA-graph replay, from some-gpu/runtime.json (torch 2.11.0+cu130)."));
+  CHECK(framework_times_beside(gpu / "layer_norm_modulate", "qk_head_layer_norm").eager_us.empty());
+  std::ofstream(gpu / "runtime.json") << "{\"torch\": 2}";
+  std::string refused;
+  try {
+    framework_times_beside(gpu / "layer_norm_modulate", "layer_norm_modulate");
+  } catch (const input_error& e) {
+    refused = e.what();
+  }
+  CHECK(contains(refused, "some-gpu/runtime.json: not what python/tools/runtime_bench.py writes"));
+  CHECK(framework_times_beside(gpu / "nowhere" / "x", "layer_norm_modulate").source.empty());
 }
 
 TEST_CASE("summary.md sets each target against the sweep, with the reason for a miss", "[heuristics][summary]") {
