@@ -220,14 +220,16 @@ class LayerNormModulateFamily final : public KernelFamily {
     };
   }
 
-  std::vector<InputCase> input_cases(const Shape&) const override {
+  std::vector<InputCase> input_cases(const Shape& shape) const override {
     std::vector<InputCase> cases;
-    for (const ModulateCase& c : modulate_cases()) cases.push_back(describe_case(c));
+    for (const ModulateCase& c : modulate_cases(ModulateProblem::of(shape).eps)) cases.push_back(describe_case(c));
     return cases;
   }
 
+  // The shape's own eps.
   InputCase timing_case(const Shape& shape) const override {
-    return describe_case(find_modulate_case(fmt::format("a1_e{:g}", ModulateProblem::of(shape).eps == 1e-5 ? 1e-5 : 1e-6)));
+    const double eps = ModulateProblem::of(shape).eps;
+    return describe_case(find_modulate_case(eps, fmt::format("a1_e{:g}", eps)));
   }
 
   std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,

@@ -26,8 +26,12 @@ struct ModulateInputs {
   float eps = 0;                         // the float32 cast of the double eps, as aten takes it
 };
 
-std::vector<ModulateCase> modulate_cases();
-const ModulateCase& find_modulate_case(const std::string& name);
+// The cases of a shape whose eps is `shape_eps`: every case runs at the shape's
+// own eps, and the amplitude cases also at a second one (1e-6 or 1e-5,
+// whichever the shape does not use), since a kernel takes eps at run time.
+std::vector<ModulateCase> modulate_cases(double shape_eps);
+// Throws exactune::error when the shape has no case of that name.
+ModulateCase find_modulate_case(double shape_eps, const std::string& name);
 
 // Scale always holds -1, 0 and 1 at some columns (1 + scale is then 0, 1 and 2).
 ModulateInputs make_modulate_inputs(const Shape& shape, const ModulateCase& c, std::uint64_t seed);

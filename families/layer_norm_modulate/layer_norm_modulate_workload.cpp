@@ -132,7 +132,8 @@ std::vector<float> LayerNormModulateWorkload::download_rstd() { return download<
 std::unique_ptr<Workload> make_layer_norm_modulate_workload(Backend& backend, const SupportKernels& support,
                                                             const Shape& shape, const InputCase& input_case,
                                                             std::uint64_t seed) {
-  const ModulateInputs inputs = make_modulate_inputs(shape, find_modulate_case(input_case.name), seed);
+  const ModulateInputs inputs =
+      make_modulate_inputs(shape, find_modulate_case(ModulateProblem::of(shape).eps, input_case.name), seed);
   return std::make_unique<LayerNormModulateWorkload>(backend, support, shape, inputs);
 }
 

@@ -197,14 +197,15 @@ class QkHeadLayerNormFamily final : public KernelFamily {
     };
   }
 
-  std::vector<InputCase> input_cases(const Shape&) const override {
+  std::vector<InputCase> input_cases(const Shape& shape) const override {
     std::vector<InputCase> cases;
-    for (const QkCase& c : qk_cases()) cases.push_back(describe_case(c));
+    for (const QkCase& c : qk_cases(QkHeadProblem::of(shape).eps)) cases.push_back(describe_case(c));
     return cases;
   }
 
   InputCase timing_case(const Shape& shape) const override {
-    return describe_case(find_qk_case(fmt::format("a1_e{:g}", QkHeadProblem::of(shape).eps == 1e-5 ? 1e-5 : 1e-6)));
+    const double eps = QkHeadProblem::of(shape).eps;  // the shape's own
+    return describe_case(find_qk_case(eps, fmt::format("a1_e{:g}", eps)));
   }
 
   std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,

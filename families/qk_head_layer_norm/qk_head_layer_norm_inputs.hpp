@@ -29,8 +29,12 @@ struct QkInputs {
   float eps = 0;                 // the float32 cast of the double eps, as aten takes it
 };
 
-std::vector<QkCase> qk_cases();
-const QkCase& find_qk_case(const std::string& name);
+// The cases of a shape whose eps is `shape_eps`: each at the shape's own eps,
+// the amplitude and signed-zero cases also at a second one (1e-6 or 1e-5,
+// whichever the shape does not use), since a kernel takes eps at run time.
+std::vector<QkCase> qk_cases(double shape_eps);
+// Throws exactune::error when the shape has no case of that name.
+QkCase find_qk_case(double shape_eps, const std::string& name);
 
 QkInputs make_qk_inputs(const Shape& shape, const QkCase& c, std::uint64_t seed);
 

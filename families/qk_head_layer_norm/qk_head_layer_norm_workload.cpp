@@ -124,7 +124,7 @@ std::vector<float> QkHeadLayerNormWorkload::download_rstd() {
 std::unique_ptr<Workload> make_qk_head_layer_norm_workload(Backend& backend, const SupportKernels& support,
                                                           const Shape& shape, const InputCase& input_case,
                                                           std::uint64_t seed) {
-  const QkInputs inputs = make_qk_inputs(shape, find_qk_case(input_case.name), seed);
+  const QkInputs inputs = make_qk_inputs(shape, find_qk_case(QkHeadProblem::of(shape).eps, input_case.name), seed);
   return std::make_unique<QkHeadLayerNormWorkload>(backend, support, shape, inputs);
 }
 

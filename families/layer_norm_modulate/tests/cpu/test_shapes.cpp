@@ -7,6 +7,8 @@
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_inputs.hpp"
+#include <exactune/workload.hpp>
 
 using exactune::ModulateProblem;
 using exactune::Shape;
@@ -290,4 +292,21 @@ TEST_CASE("names follow [a-z0-9._-]+ and are unique", "[shapes]") {
 TEST_CASE("error messages start with the source they were given", "[shapes]") {
   REQUIRE_THROWS_WITH(parse_shapes("shapes: []\n", "my/set.yaml"),
                       "my/set.yaml:1: 'shapes' is empty; a set needs at least one shape");
+}
+
+TEST_CASE("a shape's own eps is what its cases and its timing run at", "[shapes]") {
+  using namespace exactune;
+  const KernelFamily& family = layer_norm_modulate_family();
+  const Shape shape = modulate_shape("eps-1e-3", 1, 4, 64, 1e-3);
+  std::vector<std::string> names;
+  for (const InputCase& c : family.input_cases(shape)) names.push_back(c.name);
+  CHECK(names == std::vector<std::string>{"a0.0001_e1e-06", "a0.0001_e0.001", "a1_e1e-06", "a1_e0.001",
+                                          "a100_e1e-06", "a100_e0.001", "offset100_e0.001", "signed_zeros_e0.001"});
+  CHECK(family.timing_case(shape).name == "a1_e0.001");
+  const ModulateInputs timed = make_modulate_inputs(shape, find_modulate_case(1e-3, family.timing_case(shape).name), 1);
+  CHECK(timed.eps == static_cast<float>(1e-3));
+  // The usual epsilons keep their cases, in their order.
+  CHECK(family.input_cases(modulate_shape("e6", 1, 4, 64, 1e-6)).size() == 8);
+  CHECK(family.input_cases(modulate_shape("e5", 1, 4, 64, 1e-5)).front().name == "a0.0001_e1e-06");
+  CHECK_THROWS_AS(find_modulate_case(1e-6, "a1_e0.001"), error);
 }

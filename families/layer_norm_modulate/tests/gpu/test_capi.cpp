@@ -15,7 +15,7 @@ namespace exactune {
 TEST_CASE("the C ABI runs the reference and every variant, which agree", "[gpu][capi]") {
   const Shape shape = modulate_shape("capi", 2, 5, 64, 1e-6, 6);
   const ModulateProblem m = ModulateProblem::of(shape);
-  const ModulateInputs in = make_modulate_inputs(shape, modulate_cases().front(), 11);
+  const ModulateInputs in = make_modulate_inputs(shape, modulate_cases(ModulateProblem::of(shape).eps).front(), 11);
   exactune_problem p{in.x.data(), in.embedding.data(), static_cast<int64_t>(in.embedding.size()), in.scale_offset,
                      in.shift_offset, m.modulation_stride, m.batch, m.tokens, m.hidden, m.eps};
   const std::size_t n = static_cast<std::size_t>(shape.rows()) * m.hidden;

@@ -59,7 +59,7 @@ TEST_CASE("a misaligned x is refused, not compared", "[gpu][verify]") {
   const CompileCache cache(CompileCache::default_directory());
   const SupportKernels support = load_support_kernels(family, shared_gpu(), cache);
   const Shape shape = sana_rows(4);
-  const ModulateInputs inputs = make_modulate_inputs(shape, modulate_cases().front(), 7);
+  const ModulateInputs inputs = make_modulate_inputs(shape, modulate_cases(ModulateProblem::of(shape).eps).front(), 7);
   LayerNormModulateWorkload misaligned(shared_gpu(), support, shape, inputs, /*x_offset_bytes=*/2);
   try {
     misaligned.launch_reference();

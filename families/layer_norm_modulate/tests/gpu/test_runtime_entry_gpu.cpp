@@ -46,7 +46,7 @@ struct Problem {
   Problem(int batch, int tokens, int hidden)
       : shape(modulate_shape("runtime", batch, tokens, hidden, 1e-6, 6)),
         m(ModulateProblem::of(shape)),
-        in(make_modulate_inputs(shape, modulate_cases().front(), 7)),
+        in(make_modulate_inputs(shape, modulate_cases(ModulateProblem::of(shape).eps).front(), 7)),
         reference(in.x.size()),
         x(in.x.size() * 2),
         embedding(in.embedding.size() * 2) {

@@ -80,3 +80,15 @@ TEST_CASE("planted faults are caught in every qk variant tried, with a first-mis
     CHECK(caught == tried);
   }
 }
+
+TEST_CASE("a qk shape's own eps is what its cases and its timing run at", "[qk_cpu_exactness]") {
+  const KernelFamily& family = qk_head_layer_norm_family();
+  const Shape shape = qk_head_shape("eps-1e-3", 1, 2, 2, 64, 1e-3);
+  std::set<std::string> names;
+  for (const InputCase& c : family.input_cases(shape)) names.insert(c.name);
+  CHECK(names.count("offset100_e0.001") == 1);
+  CHECK(names.count("denormals_e0.001") == 1);
+  CHECK(names.count("signed_zeros_e0.001") == 1);
+  CHECK(names.count("a1_e0.001") == 1);
+  CHECK(family.timing_case(shape).name == "a1_e0.001");
+}
