@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
@@ -242,6 +243,15 @@ class Comparison {
       return;
     }
     const Timing& after = *figure(*c, regime);
+    // A NaN or a negative figure compares false with every bound: it must fail, not pass as "within noise".
+    const auto valid = [](const Timing& t) { return std::isfinite(t.median_us) && t.median_us > 0; };
+    if (!valid(after) || !valid(before)) {
+      add({shape, chosen->variant, check, GateChange::chosen_not_timed, base_words, timing_words(after), "",
+           fmt::format("{}, the chosen configuration of {}, has no valid time{} ({} us in the baseline, {} us in the "
+                       "candidate)",
+                       chosen->variant, shape, what, before.median_us, after.median_us)});
+      return;
+    }
     const double limit = candidate_.timing.max_spread;
     if (limit > 0 && after.spread() > limit) {
       add({shape, chosen->variant, check, GateChange::too_noisy, base_words, timing_words(after), "",

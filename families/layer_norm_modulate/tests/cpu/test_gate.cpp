@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -191,6 +192,18 @@ TEST_CASE("cold times are gated too", "[gate]") {
   SweepResults not_cold = with_cold(18.0);
   not_cold.shapes[0].variants[0].cold.reset();
   CHECK(compare_sweeps(with_cold(15.0), not_cold, {}).count(GateChange::chosen_not_timed) == 1);
+}
+
+TEST_CASE("a chosen configuration timed at NaN or below zero fails, never passes within noise", "[gate]") {
+  for (const double bad : {std::nan(""), -1.0, 0.0}) {
+    INFO(bad);
+    SweepResults candidate = baseline();
+    candidate.shapes[0].variants[0].hot = Timing{bad, bad, bad, 7};
+    const GateReport report = compare_sweeps(baseline(), candidate, {});
+    CHECK_FALSE(report.passed());
+    REQUIRE(finding(report, GateChange::chosen_not_timed) != nullptr);
+    CHECK(contains(finding(report, GateChange::chosen_not_timed)->message, "has no valid time"));
+  }
 }
 
 TEST_CASE("exactness is kept only on at least the baseline's cases", "[gate]") {
