@@ -262,7 +262,7 @@ class LayerNormModulateFamily final : public KernelFamily {
   }
 
   std::vector<SizeFallback> size_fallbacks() const override {
-    return {{"vector_bytes", "16", "8", 8, "rows only 8-byte aligned"}};
+    return {{"vector_bytes", "16", "8", 8, "16-byte loads need 16-byte aligned rows", 16}};
   }
 
   HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "tail"}; }

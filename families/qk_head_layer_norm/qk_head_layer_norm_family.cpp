@@ -243,8 +243,7 @@ class QkHeadLayerNormFamily final : public KernelFamily {
   }
 
   std::vector<SizeFallback> size_fallbacks() const override {
-    return {{"vector_bytes", "16", "8", 8,
-             "16-byte loads need head_dim % 8 == 0 (rows otherwise only 8-byte aligned)"}};
+    return {{"vector_bytes", "16", "8", 8, "16-byte loads need 16-byte aligned rows", 16}};
   }
 
   HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "qk_grid"}; }

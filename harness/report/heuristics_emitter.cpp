@@ -37,8 +37,8 @@ FamilyView family_view(const std::string& family_name) {
   const KernelFamily& family = FamilyRegistry::find(family_name);
   FamilyView view{family, family.size_parameter(), {}};
   // select()'s other arguments and its locals, and Entry's other members
-  constexpr std::array<std::string_view, 11> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count",
-                                                       "rows",        "found",    "d",        "e",
+  constexpr std::array<std::string_view, 13> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count", "rows",
+                                                       "alignment",   "found",    "d",        "e",        "c",
                                                        "tuned",       "max_rows", "config"};
   if (!is_identifier(family.name()) || !is_identifier(view.size) ||
       std::find(kTaken.begin(), kTaken.end(), view.size) != kTaken.end()) {
@@ -59,10 +59,17 @@ FamilyView family_view(const std::string& family_name) {
   return view;
 }
 
-// Fallback rule 2's clause for one size fallback.
+// What makes a configuration narrow, for one size fallback, in words ("or")
+// or in C++ ("||").
+std::string fallback_condition(const SizeFallback& f, const std::string& size, std::string_view either = "or") {
+  if (f.alignment == 0) return fmt::format("{} % {} != 0", size, f.multiple);
+  return fmt::format("{} % {} != 0 {} alignment % {} != 0", size, f.multiple, either, f.alignment);
+}
+
+// The clause of the rules for one size fallback.
 std::string fallback_clause(const SizeFallback& f, const std::string& size) {
-  return fmt::format("where its {0} is {1} and {2} % {3} != 0 ({4}), the same configuration with {0} {5}", f.axis,
-                     f.from, size, f.multiple, f.why, f.to);
+  return fmt::format("where its {0} is {1} and {2} ({3}), the same configuration with {0} {4}", f.axis, f.from,
+                     fallback_condition(f, size), f.why, f.to);
 }
 
 // How select() finds the GPU and falls back, in words: written into the
@@ -70,11 +77,12 @@ std::string fallback_clause(const SizeFallback& f, const std::string& size) {
 std::vector<std::string> fallback_rules(const FamilyTables& tables, const FamilyView& view) {
   std::vector<std::string> clauses;
   for (const SizeFallback& f : view.family.size_fallbacks()) clauses.push_back(fallback_clause(f, view.size));
-  std::string rule3 =
+  std::string narrowing = "Every configuration returned by rules 2 and 3 is narrowed for the problem";
+  if (clauses.size() == 1) narrowing += ": " + clauses.front();
+  if (clauses.size() > 1) narrowing += fmt::format(", by the first that applies of: {}", fmt::join(clauses, "; "));
+  const std::string rule3 =
       "3. On a device found at a size without a table, or found by its compute capability alone: that device's "
       "default";
-  if (clauses.size() == 1) rule3 += "; " + clauses.front();
-  if (clauses.size() > 1) rule3 += fmt::format("; the first that applies of: {}", fmt::join(clauses, "; "));
   return {
       "1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else the first, "
       "in the order listed, with the GPU's compute capability and SM count; else the first with its compute "
@@ -86,6 +94,9 @@ std::vector<std::string> fallback_rules(const FamilyTables& tables, const Family
       rule3 + ".",
       fmt::format("4. No device: the global default, {}, {}.", tables.global_default.variant,
                   view.family.global_default_reason()),
+      narrowing + ". alignment is the largest power of two (at most 16) that divides every input and output address "
+                  "and row stride in bytes; below 8, the framework's own kernel is not the one these variants "
+                  "reproduce: run the framework's chain.",
   };
 }
 
@@ -244,7 +255,7 @@ struct Entry {{
   int {0};
   long long max_rows;
   LaunchConfig config;
-}};
+@FALLBACKS@}};
 
 // A GPU's default: for its sizes without a table, and for other GPUs of its
 // architecture.
@@ -256,11 +267,14 @@ struct ArchDefault {{
   LaunchConfig config;
 )",
                                 view.size);
+  std::string members;
   for (const SizeFallback& f : view.family.size_fallbacks()) {
-    fmt::format_to(std::back_inserter(out), "  LaunchConfig {};  // the same with {} {}, for {} % {} != 0\n",
-                   fallback_member(f), f.axis, f.to, view.size, f.multiple);
+    members += fmt::format("  LaunchConfig {};  // the same with {} {}, where {}\n", fallback_member(f), f.axis, f.to,
+                           fallback_condition(f, view.size));
   }
-  return out + "};\n\n";
+  const std::size_t at = out.find("@FALLBACKS@");
+  out.replace(at, std::string_view("@FALLBACKS@").size(), members);
+  return out + members + "};\n\n";
 }
 
 // Rule 1, the device whose measurements answer, as constexpr C++17 that
@@ -300,22 +314,33 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
 
 std::string select_function(const std::vector<AxisForm>& forms, const FamilyView& view) {
   std::string out = fmt::format(R"(
+// A choice (a bucket or a device default) narrowed for the problem: see the rules above.
+template <class Choice>
+constexpr LaunchConfig fitted(const Choice& c, int {0}, int alignment) {{
+)",
+                                view.size);
+  for (const SizeFallback& f : view.family.size_fallbacks()) {
+    fmt::format_to(std::back_inserter(out), "  if (c.config.{} == {} && ({})) return c.{};\n", f.axis,
+                   cpp_value(form_of(forms, f), f.from), fallback_condition(f, view.size, "||"), fallback_member(f));
+  }
+  return out + fmt::format(R"(  return c.config;
+}}
+
 constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int {0},
-                              long long rows) {{
+                              long long rows, int alignment) {{
   const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
   if (found.device == nullptr) return kGlobalDefault;  // 4.
   const ArchDefault& d = *found.device;
   for (const Entry& e : kTable) {{  // 2.
     const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.{0} == {0};
-    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return fitted(e, {0}, alignment);
   }}
+  return fitted(d, {0}, alignment);  // 3.
+}}
+
+}}  // namespace {1}
 )",
-                                view.size);
-  for (const SizeFallback& f : view.family.size_fallbacks()) {
-    fmt::format_to(std::back_inserter(out), "  if (d.config.{} == {} && {} % {} != 0) return d.{};  // 3.\n", f.axis,
-                   cpp_value(form_of(forms, f), f.from), view.size, f.multiple, fallback_member(f));
-  }
-  return out + fmt::format("  return d.config;  // 3.\n}}\n\n}}  // namespace {}\n", cpp_namespace(view));
+                           view.size, cpp_namespace(view));
 }
 
 // `text` as a C++ string literal holding exactly its bytes: quotes, backslashes
@@ -352,10 +377,11 @@ std::string family_comment(const FamilyTables& tables, const FamilyView& view) {
       "");
   out += "//\n";
   out += comment_lines(
-      fmt::format("Use: {0}::select(device_name, cc_major, cc_minor, sm_count, {1}, rows), where device_name is "
-                  "the GPU's name as the CUDA driver reports it (nullptr or \"\" when unknown), {1} the size the "
-                  "variants are specialised for and rows the number of rows of {1} elements one call processes. "
-                  "It finds the device by rule 1 and answers by the first of rules 2 to 4 that applies:",
+      fmt::format("Use: {0}::select(device_name, cc_major, cc_minor, sm_count, {1}, rows, alignment), where "
+                  "device_name is the GPU's name as the CUDA driver reports it (nullptr or \"\" when unknown), {1} "
+                  "the size the variants are specialised for, rows the number of rows of {1} elements one call "
+                  "processes and alignment that of the call's data (below). It finds the device by rule 1 and "
+                  "answers by the first of rules 2 to 4 that applies:",
                   cpp_namespace(view), view.size),
       "");
   for (const std::string& rule : fallback_rules(tables, view)) out += comment_lines(rule, "");
@@ -374,8 +400,12 @@ std::string family_namespace(const FamilyTables& tables, const FamilyView& view)
       const Choice& c = d.choices[i];
       const bool continues = i > 0 && d.choices[i - 1].size == c.size;
       out += comment_lines(describe_choice(c, continues ? d.choices[i - 1].max_rows : std::nullopt, view), "    ");
-      fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {}, {}, {}, {}}},\n", cpp_string(d.name), cc.major,
+      fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {}, {}, {}, {}", cpp_string(d.name), cc.major,
                      cc.minor, d.sm_count, c.size, c.max_rows ? *c.max_rows : -1, cpp_config(c.chosen, forms));
+      for (const SizeFallback& f : view.family.size_fallbacks()) {
+        out += ",\n     " + cpp_config(with_fallback(c.chosen, f, view.family), forms);
+      }
+      out += "},\n";
     }
   }
   out += "};\n\n// The configuration chosen most often on each device, in the order rule 1 tries them.\n";
@@ -433,19 +463,8 @@ Json json_config(const Configuration& c, const std::vector<AxisForm>& forms) {
   return config;
 }
 
-Json json_choice(const Choice& c, const std::vector<AxisForm>& forms, const FamilyView& view) {
-  return Json{{view.size, c.size},
-              {"max_rows", c.max_rows ? Json(*c.max_rows) : Json(nullptr)},
-              {"config", json_config(c.chosen, forms)},
-              {"median_us", c.median_us},
-              {"runner_up", c.margin ? Json(c.runner_up) : Json(nullptr)},
-              {"margin", c.margin ? Json(*c.margin) : Json(nullptr)},
-              {"shape", c.shape},
-              {"shared", c.shared}};
-}
-
-// Rule 2's fallbacks of the device default, each with its configuration.
-Json json_fallbacks(const Configuration& default_configuration, const std::vector<AxisForm>& forms,
+// The narrowed forms of a configuration, each with when it applies.
+Json json_fallbacks(const Configuration& configuration, const std::vector<AxisForm>& forms,
                     const FamilyView& view) {
   Json fallbacks = Json::array();
   for (const SizeFallback& f : view.family.size_fallbacks()) {
@@ -454,9 +473,22 @@ Json json_fallbacks(const Configuration& default_configuration, const std::vecto
                          {"from", json_value(form, f.from)},
                          {"to", json_value(form, f.to)},
                          {"multiple", f.multiple},
-                         {"config", json_config(with_fallback(default_configuration, f, view.family), forms)}});
+                         {"alignment", f.alignment},
+                         {"config", json_config(with_fallback(configuration, f, view.family), forms)}});
   }
   return fallbacks;
+}
+
+Json json_choice(const Choice& c, const std::vector<AxisForm>& forms, const FamilyView& view) {
+  return Json{{view.size, c.size},
+              {"max_rows", c.max_rows ? Json(*c.max_rows) : Json(nullptr)},
+              {"config", json_config(c.chosen, forms)},
+              {"median_us", c.median_us},
+              {"runner_up", c.margin ? Json(c.runner_up) : Json(nullptr)},
+              {"margin", c.margin ? Json(*c.margin) : Json(nullptr)},
+              {"shape", c.shape},
+              {"shared", c.shared},
+              {"fallbacks", json_fallbacks(c.chosen, forms, view)}};
 }
 
 Json device_json(const DeviceHeuristics& d, const std::vector<AxisForm>& forms, const FamilyView& view) {
@@ -488,7 +520,7 @@ Json family_json(const FamilyTables& tables, std::string_view generated_by) {
           {"format_version", tables.format_version},
           {"family", tables.family},
           {"select",
-           {{"inputs", fmt::format("device_name, cc_major, cc_minor, sm_count, {}, rows", view.size)},
+           {{"inputs", fmt::format("device_name, cc_major, cc_minor, sm_count, {}, rows, alignment", view.size)},
             {"size", view.size},
             {"size_description", view.size_description},
             {"rows", fmt::format("the number of rows of {} elements one call processes", view.size)},

@@ -50,6 +50,15 @@ struct Node {
 
 constexpr std::int64_t kMaxInt = 2147483647;
 
+// The variants of a list of narrowed configurations (absent: none).
+std::vector<std::string> fallback_variants(const Node& node, const std::string& key) {
+  std::vector<std::string> variants;
+  if (node.has(key)) {
+    for (const Node& fallback : node.at(key).items()) variants.push_back(fallback.at("config").variant());
+  }
+  return variants;
+}
+
 TableDevice read_device(const Node& node, const std::string& size_parameter) {
   TableDevice device;
   device.identity.name = node.at("name").text();
@@ -57,17 +66,14 @@ TableDevice read_device(const Node& node, const std::string& size_parameter) {
   device.identity.cc_minor = static_cast<int>(node.at("cc_minor").integer(0, 9));
   device.identity.sm_count = static_cast<int>(node.at("sm_count").integer(1, 100000));
   device.default_variant = node.at("default").variant();
-  if (node.has("default_fallbacks")) {
-    for (const Node& fallback : node.at("default_fallbacks").items()) {
-      device.default_fallbacks.push_back(fallback.at("config").variant());
-    }
-  }
+  device.default_fallbacks = fallback_variants(node, "default_fallbacks");
   for (const Node& entry : node.at("table").items()) {
     TableBucket bucket;
     bucket.size = static_cast<int>(entry.at(size_parameter).integer(1, kMaxInt));
     const Node max_rows = entry.at("max_rows");
     if (!max_rows.json.is_null()) bucket.max_rows = max_rows.integer(1, INT64_MAX);
     bucket.variant = entry.at("config").variant();
+    bucket.fallbacks = fallback_variants(entry, "fallbacks");
     if (!device.buckets.empty()) {
       const TableBucket& before = device.buckets.back();
       const bool same_size = before.size == bucket.size;
@@ -161,6 +167,7 @@ std::string DeviceResolution::describe() const {
 std::string_view step_name(CandidateStep step) {
   switch (step) {
     case CandidateStep::tuned_bucket: return "tuned bucket";
+    case CandidateStep::tuned_bucket_fallback: return "tuned bucket, narrowed";
     case CandidateStep::device_default: return "device default";
     case CandidateStep::device_default_fallback: return "device default, narrowed";
     case CandidateStep::global_default: return "global default";
@@ -181,6 +188,7 @@ std::vector<TableCandidate> table_candidates(const FamilyTable& table, const Dev
       for (const TableBucket& b : d->buckets) {
         if (b.size == size && (!b.max_rows || rows <= *b.max_rows)) {
           add(b.variant, CandidateStep::tuned_bucket);
+          for (const std::string& v : b.fallbacks) add(v, CandidateStep::tuned_bucket_fallback);
           break;
         }
       }

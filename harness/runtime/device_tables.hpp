@@ -31,6 +31,7 @@ struct TableBucket {
   int size = 0;
   std::optional<std::int64_t> max_rows;  // none: every larger row count
   std::string variant;
+  std::vector<std::string> fallbacks;  // the variant narrowed for sizes or data it cannot take
 };
 
 struct TableDevice {
@@ -70,7 +71,7 @@ struct DeviceResolution {
 DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& gpu);
 
 // The steps of the fallback chain, in the order they are tried.
-enum class CandidateStep { tuned_bucket, device_default, device_default_fallback, global_default };
+enum class CandidateStep { tuned_bucket, tuned_bucket_fallback, device_default, device_default_fallback, global_default };
 std::string_view step_name(CandidateStep step);  // "tuned bucket", ...
 
 struct TableCandidate {

@@ -63,15 +63,17 @@ struct Configuration {
   std::vector<Param> params;
 };
 
-// Where a configuration chosen at one size cannot serve another: a variant with
-// `axis` = `from` needs size % multiple == 0; elsewhere the same configuration
-// with `axis` = `to` serves. The generated select() applies it to a default.
+// Where a configuration cannot serve a problem: a variant with `axis` = `from`
+// needs size % multiple == 0 and inputs aligned to `alignment` bytes; elsewhere
+// the same configuration with `axis` = `to` serves. The generated select() and
+// the runtime apply it to every configuration they return.
 struct SizeFallback {
   std::string axis;
   std::string from;
   std::string to;
   int multiple = 1;
-  std::string why;  // one line, for the generated files' comments
+  std::string why;     // one line, for the generated files' comments
+  int alignment = 0;   // bytes every input address and row stride must be a multiple of; 0: none
 };
 
 // The axes of the summary's heatmaps: the best exact variant per cell of

@@ -12,10 +12,10 @@
 // of its own, so that several can be included together.
 //
 // Use: exactune_heuristics::layer_norm_modulate::select(device_name, cc_major, cc_minor, sm_count,
-// hidden, rows), where device_name is the GPU's name as the CUDA driver reports it (nullptr or ""
-// when unknown), hidden the size the variants are specialised for and rows the number of rows of
-// hidden elements one call processes. It finds the device by rule 1 and answers by the first of
-// rules 2 to 4 that applies:
+// hidden, rows, alignment), where device_name is the GPU's name as the CUDA driver reports it
+// (nullptr or "" when unknown), hidden the size the variants are specialised for, rows the number
+// of rows of hidden elements one call processes and alignment that of the call's data (below). It
+// finds the device by rule 1 and answers by the first of rules 2 to 4 that applies:
 // 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
 // the first, in the order listed, with the GPU's compute capability and SM count; else the first
 // with its compute capability; else none.
@@ -23,10 +23,14 @@
 // table (hidden): the bucket that holds the row count. A size's buckets ascend by max_rows; the
 // last has none and holds every larger count.
 // 3. On a device found at a size without a table, or found by its compute capability alone: that
-// device's default; where its vector_bytes is 16 and hidden % 8 != 0 (rows only 8-byte aligned),
-// the same configuration with vector_bytes 8.
+// device's default.
 // 4. No device: the global default, w4_r1_predicated_v8_reload_rcp_late_f32_full, aten's own launch
 // shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
+// Every configuration returned by rules 2 and 3 is narrowed for the problem: where its vector_bytes
+// is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned rows), the
+// same configuration with vector_bytes 8. alignment is the largest power of two (at most 16) that
+// divides every input and output address and row stride in bytes; below 8, the framework's own
+// kernel is not the one these variants reproduce: run the framework's chain.
 
 namespace exactune_heuristics::layer_norm_modulate {
 
@@ -73,6 +77,7 @@ struct Entry {
   int hidden;
   long long max_rows;
   LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
 };
 
 // A GPU's default: for its sizes without a table, and for other GPUs of its
@@ -83,7 +88,7 @@ struct ArchDefault {
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
   LaunchConfig config;
-  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, for hidden % 8 != 0
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
 };
 
 // Every device's buckets, device by device.
@@ -91,26 +96,33 @@ inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     // hidden 2240, rows <= 275: 2.238 us on edge-37tok-d2240; runner-up
     // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.30%
-    {"NVIDIA H200", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
     // hidden 2240, rows > 275: 6.337 us on sana-1024px; runner-up
     // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.22%
-    {"NVIDIA H200", 9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"},
+     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
     // hidden 3072, rows <= 64: 1.536 us on edge-1tok-d3072; runner-up
     // w4_r1_predicated_v8_reload_fold_early_bf16x2_full +13.06%; shared by the size's buckets
-    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
     // hidden 3072, rows 65..4344: 12.327 us on flux1-1024px-image; runner-up
     // w2_r1_predicated_v16_reload_rcp_late_bf16x2_full +3.30%
-    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"},
+     {2, 1, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_reload_fold_late_bf16x2_full"}},
     // hidden 3072, rows > 4344: 15.611 us on flux1-1024px-joint; runner-up
     // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +2.47%
-    {"NVIDIA H200", 9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
+     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
     // hidden 4096, rows <= 1570: 3.684 us on edge-301tok-d4096; runner-up
     // w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent +4.23%
-    {"NVIDIA H200", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    {"NVIDIA H200", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
     // hidden 4096, rows > 1570: 18.323 us on glm-image; runner-up
     // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +1.08%; shared by the size's
     // buckets
-    {"NVIDIA H200", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
+    {"NVIDIA H200", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
@@ -156,17 +168,23 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
+// A choice (a bucket or a device default) narrowed for the problem: see the rules above.
+template <class Choice>
+constexpr LaunchConfig fitted(const Choice& c, int hidden, int alignment) {
+  if (c.config.vector_bytes == 16 && (hidden % 8 != 0 || alignment % 16 != 0)) return c.config_vector_bytes_8;
+  return c.config;
+}
+
 constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int hidden,
-                              long long rows) {
+                              long long rows, int alignment) {
   const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
   if (found.device == nullptr) return kGlobalDefault;  // 4.
   const ArchDefault& d = *found.device;
   for (const Entry& e : kTable) {  // 2.
     const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
-    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return fitted(e, hidden, alignment);
   }
-  if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;  // 3.
-  return d.config;  // 3.
+  return fitted(d, hidden, alignment);  // 3.
 }
 
 }  // namespace exactune_heuristics::layer_norm_modulate
@@ -178,10 +196,10 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 // code; each family has a namespace of its own, so that several can be included together.
 //
 // Use: exactune_heuristics::qk_head_layer_norm::select(device_name, cc_major, cc_minor, sm_count,
-// head_dim, rows), where device_name is the GPU's name as the CUDA driver reports it (nullptr or ""
-// when unknown), head_dim the size the variants are specialised for and rows the number of rows of
-// head_dim elements one call processes. It finds the device by rule 1 and answers by the first of
-// rules 2 to 4 that applies:
+// head_dim, rows, alignment), where device_name is the GPU's name as the CUDA driver reports it
+// (nullptr or "" when unknown), head_dim the size the variants are specialised for, rows the number
+// of rows of head_dim elements one call processes and alignment that of the call's data (below). It
+// finds the device by rule 1 and answers by the first of rules 2 to 4 that applies:
 // 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
 // the first, in the order listed, with the GPU's compute capability and SM count; else the first
 // with its compute capability; else none.
@@ -189,11 +207,15 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 // table (head_dim): the bucket that holds the row count. A size's buckets ascend by max_rows; the
 // last has none and holds every larger count.
 // 3. On a device found at a size without a table, or found by its compute capability alone: that
-// device's default; where its vector_bytes is 16 and head_dim % 8 != 0 (16-byte loads need head_dim
-// % 8 == 0 (rows otherwise only 8-byte aligned)), the same configuration with vector_bytes 8.
+// device's default.
 // 4. No device: the global default, w4_r4_v8_rcp_joint, one warp per head row with thread p as
 // aten's lane p of warp 0, 128-thread CTAs and 8-byte loads as aten's: valid for every head_dim % 4
 // == 0 up to 128.
+// Every configuration returned by rules 2 and 3 is narrowed for the problem: where its vector_bytes
+// is 16 and head_dim % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned rows), the
+// same configuration with vector_bytes 8. alignment is the largest power of two (at most 16) that
+// divides every input and output address and row stride in bytes; below 8, the framework's own
+// kernel is not the one these variants reproduce: run the framework's chain.
 
 namespace exactune_heuristics::qk_head_layer_norm {
 
@@ -223,6 +245,7 @@ struct Entry {
   int head_dim;
   long long max_rows;
   LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
 // A GPU's default: for its sizes without a table, and for other GPUs of its
@@ -233,24 +256,29 @@ struct ArchDefault {
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
   LaunchConfig config;
-  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, for head_dim % 8 != 0
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     // head_dim 32, every row count: 9.012 us on dit-h70-d32; runner-up w2_r32_v16_rcp_joint +0.48%
-    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"},
+     {4, 64, 8, Counts::rcp, QkGrid::joint, "w4_r64_v8_rcp_joint"}},
     // head_dim 64, every row count: 30.772 us on dit-h48-d64; runner-up w4_r32_v16_rcp_split +0.16%
-    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"}},
+    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"},
+     {2, 16, 8, Counts::rcp, QkGrid::split, "w2_r16_v8_rcp_split"}},
     // head_dim 128, rows <= 12457: 1.538 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +4.71%
-    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
     // head_dim 128, rows 12458..146542: 34.092 us on glm-image-1024px; runner-up
     // w2_r16_v16_rcp_joint +0.70%
-    {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
+     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
     // head_dim 128, rows > 146542: 42.017 us on glm-image-1024px-joint; runner-up
     // w2_r16_v16_rcp_joint +0.33%
-    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
+     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
@@ -296,17 +324,23 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
+// A choice (a bucket or a device default) narrowed for the problem: see the rules above.
+template <class Choice>
+constexpr LaunchConfig fitted(const Choice& c, int head_dim, int alignment) {
+  if (c.config.vector_bytes == 16 && (head_dim % 8 != 0 || alignment % 16 != 0)) return c.config_vector_bytes_8;
+  return c.config;
+}
+
 constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int head_dim,
-                              long long rows) {
+                              long long rows, int alignment) {
   const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
   if (found.device == nullptr) return kGlobalDefault;  // 4.
   const ArchDefault& d = *found.device;
   for (const Entry& e : kTable) {  // 2.
     const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.head_dim == head_dim;
-    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return fitted(e, head_dim, alignment);
   }
-  if (d.config.vector_bytes == 16 && head_dim % 8 != 0) return d.config_vector_bytes_8;  // 3.
-  return d.config;  // 3.
+  return fitted(d, head_dim, alignment);  // 3.
 }
 
 }  // namespace exactune_heuristics::qk_head_layer_norm

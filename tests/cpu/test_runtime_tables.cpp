@@ -29,7 +29,8 @@ const char* const kTables = R"({
        "default_fallbacks": [{"config": {"variant": "a_default_v8"}}],
        "table": [
          {"length": 256, "max_rows": 100, "config": {"variant": "a_small"}},
-         {"length": 256, "max_rows": null, "config": {"variant": "a_large"}}]},
+         {"length": 256, "max_rows": null, "config": {"variant": "a_large"},
+          "fallbacks": [{"config": {"variant": "a_large_narrow"}}]}]},
       {"name": "GPU B", "arch": "sm_90", "cc_major": 9, "cc_minor": 0, "sm_count": 114,
        "default": {"variant": "b_default"}, "table": []}],
     "global_default": {"variant": "global"}}]
@@ -74,8 +75,9 @@ TEST_CASE("the candidates follow the fallback chain, best first, without repeats
   CHECK(variants(table_candidates(toy, a, 256, 100)) ==
         std::vector<std::string>{"a_small", "a_default_v16", "a_default_v8", "global"});
   CHECK(variants(table_candidates(toy, a, 256, 101)) ==
-        std::vector<std::string>{"a_large", "a_default_v16", "a_default_v8", "global"});
+        std::vector<std::string>{"a_large", "a_large_narrow", "a_default_v16", "a_default_v8", "global"});
   CHECK(table_candidates(toy, a, 256, 101).front().step == CandidateStep::tuned_bucket);
+  CHECK(table_candidates(toy, a, 256, 101)[1].step == CandidateStep::tuned_bucket_fallback);
   // An untuned size starts at the device default.
   CHECK(variants(table_candidates(toy, a, 260, 5)) == std::vector<std::string>{"a_default_v16", "a_default_v8", "global"});
   // Another SM count keeps only the default: the buckets were measured on another model.

@@ -7,10 +7,10 @@
 // code; each family has a namespace of its own, so that several can be included together.
 //
 // Use: exactune_heuristics::qk_head_layer_norm::select(device_name, cc_major, cc_minor, sm_count,
-// head_dim, rows), where device_name is the GPU's name as the CUDA driver reports it (nullptr or ""
-// when unknown), head_dim the size the variants are specialised for and rows the number of rows of
-// head_dim elements one call processes. It finds the device by rule 1 and answers by the first of
-// rules 2 to 4 that applies:
+// head_dim, rows, alignment), where device_name is the GPU's name as the CUDA driver reports it
+// (nullptr or "" when unknown), head_dim the size the variants are specialised for, rows the number
+// of rows of head_dim elements one call processes and alignment that of the call's data (below). It
+// finds the device by rule 1 and answers by the first of rules 2 to 4 that applies:
 // 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
 // the first, in the order listed, with the GPU's compute capability and SM count; else the first
 // with its compute capability; else none.
@@ -18,11 +18,15 @@
 // table (head_dim): the bucket that holds the row count. A size's buckets ascend by max_rows; the
 // last has none and holds every larger count.
 // 3. On a device found at a size without a table, or found by its compute capability alone: that
-// device's default; where its vector_bytes is 16 and head_dim % 8 != 0 (16-byte loads need head_dim
-// % 8 == 0 (rows otherwise only 8-byte aligned)), the same configuration with vector_bytes 8.
+// device's default.
 // 4. No device: the global default, w4_r4_v8_rcp_joint, one warp per head row with thread p as
 // aten's lane p of warp 0, 128-thread CTAs and 8-byte loads as aten's: valid for every head_dim % 4
 // == 0 up to 128.
+// Every configuration returned by rules 2 and 3 is narrowed for the problem: where its vector_bytes
+// is 16 and head_dim % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned rows), the
+// same configuration with vector_bytes 8. alignment is the largest power of two (at most 16) that
+// divides every input and output address and row stride in bytes; below 8, the framework's own
+// kernel is not the one these variants reproduce: run the framework's chain.
 #pragma once
 
 namespace exactune_heuristics::qk_head_layer_norm {
@@ -53,6 +57,7 @@ struct Entry {
   int head_dim;
   long long max_rows;
   LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
 // A GPU's default: for its sizes without a table, and for other GPUs of its
@@ -63,24 +68,29 @@ struct ArchDefault {
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
   LaunchConfig config;
-  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, for head_dim % 8 != 0
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     // head_dim 32, every row count: 9.012 us on dit-h70-d32; runner-up w2_r32_v16_rcp_joint +0.48%
-    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"},
+     {4, 64, 8, Counts::rcp, QkGrid::joint, "w4_r64_v8_rcp_joint"}},
     // head_dim 64, every row count: 30.772 us on dit-h48-d64; runner-up w4_r32_v16_rcp_split +0.16%
-    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"}},
+    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"},
+     {2, 16, 8, Counts::rcp, QkGrid::split, "w2_r16_v8_rcp_split"}},
     // head_dim 128, rows <= 12457: 1.538 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +4.71%
-    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
     // head_dim 128, rows 12458..146542: 34.092 us on glm-image-1024px; runner-up
     // w2_r16_v16_rcp_joint +0.70%
-    {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
+     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
     // head_dim 128, rows > 146542: 42.017 us on glm-image-1024px-joint; runner-up
     // w2_r16_v16_rcp_joint +0.33%
-    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"}},
+    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
+     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
@@ -126,17 +136,23 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
+// A choice (a bucket or a device default) narrowed for the problem: see the rules above.
+template <class Choice>
+constexpr LaunchConfig fitted(const Choice& c, int head_dim, int alignment) {
+  if (c.config.vector_bytes == 16 && (head_dim % 8 != 0 || alignment % 16 != 0)) return c.config_vector_bytes_8;
+  return c.config;
+}
+
 constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int head_dim,
-                              long long rows) {
+                              long long rows, int alignment) {
   const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
   if (found.device == nullptr) return kGlobalDefault;  // 4.
   const ArchDefault& d = *found.device;
   for (const Entry& e : kTable) {  // 2.
     const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.head_dim == head_dim;
-    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return e.config;
+    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return fitted(e, head_dim, alignment);
   }
-  if (d.config.vector_bytes == 16 && head_dim % 8 != 0) return d.config_vector_bytes_8;  // 3.
-  return d.config;  // 3.
+  return fitted(d, head_dim, alignment);  // 3.
 }
 
 }  // namespace exactune_heuristics::qk_head_layer_norm

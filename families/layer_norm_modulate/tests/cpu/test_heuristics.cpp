@@ -156,8 +156,9 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   CHECK(contains(header, "\nnamespace exactune_heuristics::layer_norm_modulate {\n"));
   CHECK(contains(header, "}  // namespace exactune_heuristics::layer_norm_modulate\n"));
   CHECK(contains(header, "constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, "
-                         "int sm_count, int hidden,\n                              long long rows)"));
-  CHECK(contains(header, "  if (d.config.vector_bytes == 16 && hidden % 8 != 0) return d.config_vector_bytes_8;  // 3.\n"));
+                         "int sm_count, int hidden,\n                              long long rows, int alignment)"));
+  CHECK(contains(header, "  if (c.config.vector_bytes == 16 && (hidden % 8 != 0 || alignment % 16 != 0)) return "
+                         "c.config_vector_bytes_8;\n"));
   CHECK(contains(header, "    {\"NVIDIA H200\", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8,"));
   const std::string json = emit_json(parsed);
   CHECK(json.rfind("{\n  \"generated\": \"by exactune emit-header from heuristics.yaml; do not edit\",", 0) == 0);
@@ -213,9 +214,10 @@ TEST_CASE("the generated header compiles as C++17 and selects through the fallba
   const std::string output = compile_and_run(dir.path(), kHeuristicsHeaderFile, emit_header(family_tables(three_gpu_files())), R"(#include <cstdio>
 #include "exactune_heuristics.hpp"
 using namespace exactune_heuristics::layer_norm_modulate;
-static_assert(select("NVIDIA H200", 9, 0, 132, 2240, 8192).num_warps == 2, "select is usable at compile time");
-void show(const char* what, const char* name, int major, int minor, int sms, int hidden, long long rows) {
-  const LaunchConfig c = select(name, major, minor, sms, hidden, rows);
+static_assert(select("NVIDIA H200", 9, 0, 132, 2240, 8192, 16).num_warps == 2, "select is usable at compile time");
+void show(const char* what, const char* name, int major, int minor, int sms, int hidden, long long rows,
+          int alignment = 16) {
+  const LaunchConfig c = select(name, major, minor, sms, hidden, rows, alignment);
   std::printf("%s %s %d %d %d %d %d\n", what, c.variant, c.num_warps, c.rows_per_cta, int(c.tail), c.vector_bytes,
               int(c.pass2));
 }
@@ -225,7 +227,9 @@ int main() {
   show("bucket-next", nullptr, 9, 0, 132, 2240, 276);
   show("bucket-last", "", 9, 0, 132, 2240, 1000000);
   show("d3072", "NVIDIA H200", 9, 0, 132, 3072, 4608);
+  show("d3072-8-byte-aligned", "NVIDIA H200", 9, 0, 132, 3072, 4608, 8);
   show("untuned-hidden", "NVIDIA H200", 9, 0, 132, 1024, 10);
+  show("untuned-8-byte-aligned", "NVIDIA H200", 9, 0, 132, 1024, 10, 8);
   show("by-name-over-sms", "NVIDIA H800 PCIe", 9, 0, 132, 2240, 37);
   show("by-sms", "NVIDIA H800", 9, 0, 114, 2240, 37);
   show("by-sms-untuned", nullptr, 9, 0, 114, 1024, 10);
@@ -249,7 +253,9 @@ int main() {
                        value("tail") == "predicated" ? 0 : 1, value("vector_bytes"), value("pass2") == "reload" ? 0 : 1);
   };
   CHECK(output == line("bucket-37", kAten) + line("bucket-edge", kAten) + line("bucket-next", kAten) +
-                      line("bucket-last", kRegisters) + line("d3072", kWide) + line("untuned-hidden", kWide) +
+                      line("bucket-last", kRegisters) + line("d3072", kWide) +
+                      line("d3072-8-byte-aligned", kWideNarrowed) + line("untuned-hidden", kWide) +
+                      line("untuned-8-byte-aligned", kWideNarrowed) +
                       line("by-name-over-sms", kH800Choice) + line("by-sms", kH800Choice) +
                       line("by-sms-untuned", kH800Default) +
                       // By architecture alone: the first sm_90 device's default (the H200's, by slug), tuned size or not.

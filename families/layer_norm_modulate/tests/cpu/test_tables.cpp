@@ -45,7 +45,7 @@ TEST_CASE("one family's tables take every GPU's heuristics, sorted by slug", "[t
   const std::string json = emit_json(tables);
   INFO(json);
   CHECK(json.rfind("{\n  \"generated\": \"by exactune emit-header from heuristics.yaml; do not edit\",", 0) == 0);
-  CHECK(contains(json, "\"inputs\": \"device_name, cc_major, cc_minor, sm_count, hidden, rows\""));
+  CHECK(contains(json, "\"inputs\": \"device_name, cc_major, cc_minor, sm_count, hidden, rows, alignment\""));
   CHECK(count_of(json, "\n      \"slug\": ") == 3);
   CHECK(json.find("\"name\": \"NVIDIA A100-SXM4-80GB\"") < json.find("\"name\": \"NVIDIA H200\""));
   CHECK(json.find("\"name\": \"NVIDIA H200\"") < json.find("\"name\": \"NVIDIA H800 PCIe\""));
@@ -155,10 +155,10 @@ TEST_CASE("exactune_tables.hpp holds every family in one translation unit", "[ta
 #include "exactune_tables.hpp"
 namespace lnm = exactune_heuristics::layer_norm_modulate;
 namespace qk = exactune_heuristics::qk_head_layer_norm;
-static_assert(lnm::select("NVIDIA H800 PCIe", 9, 0, 114, 2240, 37).num_warps == 1, "constexpr");
+static_assert(lnm::select("NVIDIA H800 PCIe", 9, 0, 114, 2240, 37, 16).num_warps == 1, "constexpr");
 int main() {
-  std::printf("%s\n%s\n", lnm::select("NVIDIA A100-SXM4-80GB", 8, 0, 108, 2240, 37).variant,
-              qk::select(nullptr, 7, 5, 40, 64, 37).variant);
+  std::printf("%s\n%s\n", lnm::select("NVIDIA A100-SXM4-80GB", 8, 0, 108, 2240, 37, 16).variant,
+              qk::select(nullptr, 7, 5, 40, 64, 37, 16).variant);
 }
 )");
   const std::string qk_default = families[1].global_default.variant;
