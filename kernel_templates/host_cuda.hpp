@@ -4,10 +4,16 @@
 //
 // How a launch runs. Every block is executed by one OS thread; its CUDA
 // threads are cooperative fibers (small stacks, switched by hand on x86-64,
-// by ucontext elsewhere) scheduled round-robin by a per-block scheduler. A
-// fiber runs until it reaches a warp shuffle, __syncwarp or __syncthreads
-// that not all of its warp (or block) has reached, then switches straight to
-// the next fiber that can go on. A barrier that can never complete (threads
+// by ucontext elsewhere) scheduled by a per-block scheduler. A fiber runs
+// until it reaches a warp shuffle, __syncwarp or __syncthreads that not all of
+// its warp (or block) has reached, then switches straight to the next fiber
+// that can go on: by default the next in round-robin order. A GPU promises no
+// order, and a race between two threads' segments shows only under some
+// orders: EXACTUNE_HOST_SCHEDULE picks another. reverse: round robin backwards.
+// ahead: always the lowest-numbered fiber that can go on, so the first warps
+// run as far ahead of the others as barriers let them; behind: the
+// highest-numbered, so the last warps do. random:<seed>: a pseudo-random one
+// (reproducible per seed and block). A barrier that can never complete (threads
 // that diverged or finished) ends the launch with a "deadlock: ..." message
 // instead of hanging.
 // Blocks of a grid are spread over a few OS threads; each has its own fibers
@@ -333,6 +339,9 @@ class block_runner {
 
   block_runner(stack_set* stacks, kernel_body body) : stacks_(stacks), body_(body) {}
 
+  // The order fibers take turns in (EXACTUNE_HOST_SCHEDULE).
+  enum class schedule { round_robin, reverse, ahead, behind, random };
+
   // Runs every thread of one block to its end. Returns false with message()
   // filled when the block failed (deadlock, an unsupported operation).
   bool run(uint3 block_idx_value);
@@ -367,14 +376,35 @@ class block_runner {
     current = next;
     switch_context(f.context, next->context);
   }
+  // Every fiber is looked at once: after f, f itself last (round robin,
+  // reverse); from the first or the last (ahead, behind); or from a random one.
   fiber* next_resumable_after(const fiber& f) {
     const std::size_t n = fibers_.size(), self = static_cast<std::size_t>(&f - fibers_.data());
-    for (std::size_t step = 1; step <= n; ++step) {
-      fiber& candidate = fibers_[(self + step) % n];
-      if (can_resume(candidate)) return &candidate;
+    for (std::size_t step = 0; step < n; ++step) {
+      std::size_t index = 0;
+      switch (schedule_) {
+        case schedule::round_robin: index = (self + 1 + step) % n; break;
+        case schedule::reverse: index = (self + n - 1 - step % n) % n; break;
+        case schedule::ahead: index = step; break;
+        case schedule::behind: index = n - 1 - step; break;
+        case schedule::random: index = next_random() % n; break;
+      }
+      if (can_resume(fibers_[index])) return &fibers_[index];
+    }
+    // A random pick may miss the one fiber that can go on: then look at all.
+    for (std::size_t index = 0; index < n; ++index) {
+      if (can_resume(fibers_[index])) return &fibers_[index];
     }
     return nullptr;
   }
+  std::uint64_t next_random() {  // xorshift64*
+    random_state_ ^= random_state_ >> 12;
+    random_state_ ^= random_state_ << 25;
+    random_state_ ^= random_state_ >> 27;
+    return random_state_ * 0x2545f4914f6cdd1dull;
+  }
+  // Reads EXACTUNE_HOST_SCHEDULE; false, with message() filled, when it names no order.
+  bool choose_schedule();
   bool can_resume(const fiber& f) const {
     switch (f.state) {
       case fiber_state::runnable: return true;
@@ -397,6 +427,8 @@ class block_runner {
   std::size_t finished_ = 0;
   bool failed_ = false;
   char message_[512] = {0};
+  schedule schedule_ = schedule::round_robin;
+  std::uint64_t random_state_ = 1;
 };
 
 // The runner of the block this OS thread is executing (null outside a launch).
@@ -483,9 +515,40 @@ inline void block_runner::describe_deadlock() {
 // Starts the first fiber; the fibers pass the OS thread among themselves and
 // come back here when all have finished, when one failed, or when none of
 // those left can go on: a deadlock.
+inline bool block_runner::choose_schedule() {
+  const char* setting = std::getenv("EXACTUNE_HOST_SCHEDULE");
+  schedule_ = schedule::round_robin;
+  if (setting == nullptr || std::strcmp(setting, "") == 0 || std::strcmp(setting, "round_robin") == 0) return true;
+  for (const auto& [name, order] : {std::pair{"reverse", schedule::reverse}, std::pair{"ahead", schedule::ahead},
+                                     std::pair{"behind", schedule::behind}}) {
+    if (std::strcmp(setting, name) == 0) {
+      schedule_ = order;
+      return true;
+    }
+  }
+  char* end = nullptr;
+  if (std::strncmp(setting, "random:", 7) == 0) {
+    const unsigned long long seed = std::strtoull(setting + 7, &end, 10);
+    if (end != setting + 7 && *end == '\0') {
+      schedule_ = schedule::random;
+      // One sequence per (seed, block): reproducible whatever OS thread runs the block.
+      random_state_ = (seed + 1) * 0x9e3779b97f4a7c15ull ^
+                      ((block_idx.x + 1ull) * 0xbf58476d1ce4e5b9ull + block_idx.y * 0x94d049bb133111ebull + block_idx.z);
+      if (random_state_ == 0) random_state_ = 1;
+      return true;
+    }
+  }
+  std::snprintf(message_, sizeof message_,
+                "EXACTUNE_HOST_SCHEDULE=%s: expected round_robin, reverse, ahead, behind or random:<seed>", setting);
+  return false;
+}
+
 inline bool block_runner::run(uint3 block_idx_value) {
   prepare(block_idx_value);
-  current = &fibers_.front();
+  if (!choose_schedule()) return false;
+  current = schedule_ == schedule::random                                        ? &fibers_[next_random() % fibers_.size()]
+            : schedule_ == schedule::reverse || schedule_ == schedule::behind ? &fibers_.back()
+                                                                             : &fibers_.front();
   switch_context(scheduler_, current->context);
   if (failed_) return false;
   if (finished_ < fibers_.size()) {

@@ -66,9 +66,10 @@ void add_verify_command(CLI::App& app, Run& run) {
   options->backend.add_to(*command);
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
   command->add_option("--plant-fault", options->planted_fault,
-                      "build every variant with a deliberate arithmetic fault (1: swapped mean-FMA operands, 2: a "
-                      "skipped bf16 rounding, 3: reversed shuffle offsets), to see the verifier catch it")
-      ->check(CLI::Range(0, 3));
+                      "build every variant with a deliberate fault (1: swapped mean-FMA operands, 2: a skipped bf16 "
+                      "rounding, 3: reversed shuffle offsets, 4: one set of warp totals in a persistent grid, a race "
+                      "that shows on the CPU under EXACTUNE_HOST_SCHEDULE=ahead), to see the verifier catch it")
+      ->check(CLI::Range(0, 4));
   command->add_flag("!--no-table", options->table, "print only the summary line");
   command->callback([&run, options] {
     run = [options] {

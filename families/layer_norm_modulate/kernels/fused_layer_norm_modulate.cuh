@@ -316,7 +316,13 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
 
   if constexpr (kPersistent) {
     int parity = 0;
+#if EXACTUNE_PLANTED_FAULT == 4
+    // Planted fault 4 (tests only): one set of warp totals, so that a warp that
+    // runs ahead into the next group overwrites totals a slow warp has to read.
+    for (int group = blockIdx.x; group < groups; group += gridDim.x) process(group, parity);
+#else
     for (int group = blockIdx.x; group < groups; group += gridDim.x, parity ^= 1) process(group, parity);
+#endif
   } else {
     process(blockIdx.x, 0);
   }

@@ -3,6 +3,8 @@
 // variant fails here, in CI, without a GPU.
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "catch.hpp"
 #include "cpu/cpu_verification.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
@@ -64,4 +66,49 @@ TEST_CASE("planted faults are caught on the CPU with a first-mismatch report", "
     }
     CHECK(incorrect > 0);
   }
+}
+
+namespace {
+
+// Runs `body` with the CPU emulation's fibers taking turns in `order` (EXACTUNE_HOST_SCHEDULE).
+template <class Body>
+auto with_schedule(const char* order, Body body) {
+  setenv("EXACTUNE_HOST_SCHEDULE", order, 1);
+  struct Restore {
+    ~Restore() { unsetenv("EXACTUNE_HOST_SCHEDULE"); }
+  } restore;
+  return body();
+}
+
+std::size_t incorrect_runs(const VerifyStageResult& result) {
+  std::size_t incorrect = 0;
+  for (const VerifyRecord& r : result.records) incorrect += r.disposition == Disposition::incorrect;
+  return incorrect;
+}
+
+}  // namespace
+
+// A GPU runs a CTA's warps in no promised order. Round robin lets every warp
+// read a row's warp totals before any writes the next row's; under "ahead" the
+// first warp runs on into the next row group and overwrites them, which the
+// persistent grid's second set of totals exists to prevent (planted fault 4
+// takes it away).
+TEST_CASE("adversarial schedules: the persistent double buffer is needed, and every variant stays exact",
+          "[cpu_exactness]") {
+  const std::string persistent = "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent";
+  const VerifyStageResult faulty =
+      with_schedule("ahead", [&] { return verify_on_cpu({2240}, persistent, {"EXACTUNE_PLANTED_FAULT=4"}, 16); });
+  CHECK(incorrect_runs(faulty) > 0);
+  for (const char* order : {"ahead", "behind", "reverse", "random:7"}) {
+    INFO("schedule " << order);
+    with_schedule(order, [&] {
+      require_all_exact(verify_on_cpu({2240}, "w*_r1_predicated_v8_registers_rcp_*_bf16x2_persistent", {}, 16));
+      return 0;
+    });
+  }
+  // A schedule the emulation does not know fails the launch, naming the setting.
+  const VerifyStageResult unknown = with_schedule("sideways", [&] { return verify_on_cpu({2240}, persistent, {}, 4); });
+  REQUIRE(!unknown.records.empty());
+  CHECK(unknown.records.front().disposition != Disposition::passed);
+  CHECK(unknown.records.front().message.find("EXACTUNE_HOST_SCHEDULE=sideways") != std::string::npos);
 }
