@@ -8,7 +8,7 @@
 // EXACTUNE_PLANTED_FAULT (tests only) compiles a deliberately wrong variant of one
 // step, to prove that verification catches a single moved bit:
 //   1 swaps the operands of the combine's mean FMA, 3 walks the warp tree with
-//   offsets 1,2,4,8,16 (2 and 4 are a family's own: see its kernels).
+//   offsets 1,2,4,8,16 (2 and 4 to 7 are a family's own: see its kernels).
 #pragma once
 
 #ifndef EXACTUNE_PLANTED_FAULT

@@ -129,17 +129,20 @@ struct fused_row {
   }
 
   // Pass 1 for chunk j: its values go to the lanes of group j % kLaneGroups.
+  // Planted faults (tests only): 5 sends chunk j to group j + 1, which only a
+  // variant with several lane groups can show; 6 counts one value more before
+  // each push, which only a variant with folded counts can show.
   __device__ static void push(lane_states& lanes, const chunk& data, int j) {
 #pragma unroll
     for (int e = 0; e < VecLanes; ++e) {
-      welford_state& lane = lanes[j % kLaneGroups][e];
+      welford_state& lane = lanes[(j + (EXACTUNE_PLANTED_FAULT == 5 ? 1 : 0)) % kLaneGroups][e];
       const float values[4] = {low_half(data.word(2 * e)), high_half(data.word(2 * e)),
                                low_half(data.word(2 * e + 1)), high_half(data.word(2 * e + 1))};
       const int pushed_before = (j / kLaneGroups) * 4;  // in this lane's earlier chunks
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         if (kFoldedCounts) {
-          welford_push_counted(lane, values[k], pushed_before + k);
+          welford_push_counted(lane, values[k], pushed_before + k + (EXACTUNE_PLANTED_FAULT == 6 ? 1 : 0));
         } else {
           welford_push(lane, values[k]);
         }
@@ -175,7 +178,9 @@ struct fused_row {
 #pragma unroll
     for (int m = 0; m < kLaneGroups; ++m) {
       const int virtual_lane = m * kChunkVectors + p * VecLanes;
-      if (virtual_lane % 32 == 0) warp_totals[virtual_lane / 32] = lanes[m][0];
+      // Planted fault 7 (tests only): each warp's total in the next warp's slot.
+      const int slot = (virtual_lane / 32 + (EXACTUNE_PLANTED_FAULT == 7 ? 1 : 0)) % 4;
+      if (virtual_lane % 32 == 0) warp_totals[slot] = lanes[m][0];
     }
     __syncthreads();
     welford_state totals[4];

@@ -112,3 +112,31 @@ TEST_CASE("adversarial schedules: the persistent double buffer is needed, and ev
   CHECK(unknown.records.front().disposition != Disposition::passed);
   CHECK(unknown.records.front().message.find("EXACTUNE_HOST_SCHEDULE=sideways") != std::string::npos);
 }
+
+// Faults in the fused template's own logic, each where only some variants can
+// show it: 5 (chunks in the wrong lane group) needs several lane groups, that
+// is fewer than aten's 128 lanes per chunk; 6 (folded counts off by one) needs
+// folded counts; 7 (warp totals in the wrong slots) shows in every variant.
+// Every variant that can show a fault must, and the others stay exact.
+TEST_CASE("faults in the fused template's logic show in every variant that can show them", "[cpu_exactness]") {
+  const auto can_show = [](int fault, const Variant& v) {
+    const LayerNormModulateConfig c = LayerNormModulateConfig::from(v);
+    if (fault == 5) return c.threads_per_row() * c.aten_vectors_per_load() < 128;
+    if (fault == 6) return c.folded_counts;
+    return true;
+  };
+  for (int fault : {5, 6, 7}) {
+    const VerifyStageResult result = verify_on_cpu({2240}, "w*_r1_predicated_v8_registers_*_late_bf16x2_full",
+                                                   {fmt::format("EXACTUNE_PLANTED_FAULT={}", fault)}, 64);
+    REQUIRE(result.builds.size() >= 4);
+    for (const VariantBuild& b : result.builds) {
+      INFO("planted fault " << fault << " in " << b.variant.name);
+      REQUIRE(b.outcome.ok);
+      std::size_t incorrect = 0;
+      for (const VerifyRecord& r : result.records) {
+        if (r.variant == b.variant.name) incorrect += r.disposition == Disposition::incorrect;
+      }
+      CHECK((incorrect > 0) == can_show(fault, b.variant));
+    }
+  }
+}
