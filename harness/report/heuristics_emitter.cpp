@@ -245,7 +245,13 @@ std::string describe_choice(const Choice& c, std::optional<std::int64_t> previou
 }
 
 std::string table_types(const FamilyView& view) {
-  std::string out = fmt::format(R"(
+  // Both choices a select() can return carry their narrowed forms.
+  std::string fallbacks;
+  for (const SizeFallback& f : view.family.size_fallbacks()) {
+    fallbacks += fmt::format("  LaunchConfig {};  // the same with {} {}, where {}\n", fallback_member(f), f.axis, f.to,
+                             fallback_condition(f, view.size));
+  }
+  return fmt::format(R"(
 // One bucket of one GPU's table: at `{0}`, rows up to max_rows (-1: no bound).
 struct Entry {{
   const char* device_name;  // as the CUDA driver names the GPU
@@ -255,7 +261,7 @@ struct Entry {{
   int {0};
   long long max_rows;
   LaunchConfig config;
-@FALLBACKS@}};
+{1}}};
 
 // A GPU's default: for its sizes without a table, and for other GPUs of its
 // architecture.
@@ -265,16 +271,10 @@ struct ArchDefault {{
   int cc_minor;
   int sm_count;  // of the GPU it was measured on
   LaunchConfig config;
+{1}}};
+
 )",
-                                view.size);
-  std::string members;
-  for (const SizeFallback& f : view.family.size_fallbacks()) {
-    members += fmt::format("  LaunchConfig {};  // the same with {} {}, where {}\n", fallback_member(f), f.axis, f.to,
-                           fallback_condition(f, view.size));
-  }
-  const std::size_t at = out.find("@FALLBACKS@");
-  out.replace(at, std::string_view("@FALLBACKS@").size(), members);
-  return out + members + "};\n\n";
+                     view.size, fallbacks);
 }
 
 // Rule 1, the device whose measurements answer, as constexpr C++17 that
