@@ -46,6 +46,23 @@ struct LoadedVariant {
   std::map<unsigned, unsigned> resident_ctas;
 };
 
+// Why the family's size fallbacks rule `variant` out for the request: its
+// value of a fallback's axis needs a size multiple or an alignment the request
+// lacks (the narrower configuration is then a later candidate); "" when none does.
+std::string refusal(const KernelFamily& family, const Variant& variant, const ServedRequest& request) {
+  for (const SizeFallback& f : family.size_fallbacks()) {
+    if (variant.param(f.axis) != f.from) continue;
+    if (request.size % f.multiple != 0) {
+      return fmt::format("its {} {} needs {} % {} == 0", f.axis, f.from, family.size_parameter(), f.multiple);
+    }
+    if (f.alignment > 0 && request.alignment % f.alignment != 0) {
+      return fmt::format("its {} {} needs {}-byte aligned data ({}), and the data is {}-byte aligned", f.axis, f.from,
+                         f.alignment, f.why, request.alignment);
+    }
+  }
+  return "";
+}
+
 // Test hook: EXACTUNE_PLANTED_FAULT=N compiles every served variant with
 // planted fault N (the faults the verifier's tests use), so that the exactness
 // gate above the runtime can be seen to catch a wrong kernel.
@@ -67,7 +84,6 @@ void runtime_log_once(const std::string& line) {
 
 struct FamilyServer::State {
   const KernelFamily& family;
-  Refusal refusal;
   Geometry geometry;
   std::shared_mutex mutex;
   struct Entry {
@@ -143,7 +159,7 @@ struct FamilyServer::State {
       const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
       std::string why = it == valid.end() ? fmt::format("not a valid variant at {} {}", family.size_parameter(),
                                                         request.size)
-                                          : refusal(*it, request);
+                                          : refusal(family, *it, request);
       if (!why.empty()) {
         refusals += fmt::format("; {} {}: {}", step_name(candidate.step), candidate.variant, why);
         continue;
@@ -164,8 +180,8 @@ struct FamilyServer::State {
   }
 };
 
-FamilyServer::FamilyServer(const KernelFamily& family, Refusal refusal, Geometry geometry)
-    : state_(new State{family, std::move(refusal), std::move(geometry), {}, {}, {}, {}}) {}
+FamilyServer::FamilyServer(const KernelFamily& family, Geometry geometry)
+    : state_(new State{family, std::move(geometry), {}, {}, {}, {}}) {}
 FamilyServer::~FamilyServer() = default;
 
 ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) {

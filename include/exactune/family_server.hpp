@@ -54,17 +54,17 @@ struct ServeOutcome {
   const std::string* why_not = nullptr;  // set when not served; lives as long as the server
 };
 
+// A candidate of the tables is launched when it is valid at the request's size
+// and no size fallback of the family (KernelFamily::size_fallbacks) rules it
+// out for the request's alignment: e.g. 16-byte loads on 8-byte aligned data.
 class FamilyServer {
  public:
-  // Why a valid variant cannot take the request (e.g. it loads 16 bytes at a
-  // time and the data is 8-byte aligned); "" when it can.
-  using Refusal = std::function<std::string(const Variant&, const ServedRequest&)>;
   // The variant's launch for the request; resident_ctas(block_threads) is how
   // many CTAs of it the GPU holds at once (for persistent grids).
   using ResidentCtas = std::function<unsigned(unsigned block_threads)>;
   using Geometry = std::function<PlannedLaunch(const Variant&, const ServedRequest&, const ResidentCtas&)>;
 
-  FamilyServer(const KernelFamily& family, Refusal refusal, Geometry geometry);
+  FamilyServer(const KernelFamily& family, Geometry geometry);
   ~FamilyServer();
   FamilyServer(const FamilyServer&) = delete;
   FamilyServer& operator=(const FamilyServer&) = delete;

@@ -22,11 +22,6 @@ thread_local const LaunchPlan* last_plan = nullptr;
 FamilyServer& server() {
   static FamilyServer instance(
       layer_norm_modulate_family(),
-      [](const Variant& variant, const ServedRequest& request) -> std::string {
-        const int bytes = LayerNormModulateConfig::from(variant).vector_bytes;
-        if (static_cast<unsigned>(bytes) <= request.alignment) return "";
-        return fmt::format("it loads {} bytes at a time and the data is {}-byte aligned", bytes, request.alignment);
-      },
       [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas& resident_ctas) {
         return PlannedLaunch{LayerNormModulateConfig::from(variant).geometry(request.rows, resident_ctas), 0};
       });

@@ -23,11 +23,6 @@ thread_local const LaunchPlan* last_plan = nullptr;
 FamilyServer& server() {
   static FamilyServer instance(
       qk_head_layer_norm_family(),
-      [](const Variant& variant, const ServedRequest& request) -> std::string {
-        const int bytes = QkHeadLayerNormConfig::from(variant).vector_bytes;
-        if (static_cast<unsigned>(bytes) <= request.alignment) return "";
-        return fmt::format("it loads {} bytes at a time and the data is {}-byte aligned", bytes, request.alignment);
-      },
       [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas&) {
         const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
         return PlannedLaunch{c.geometry(request.rows), c.split_grid ? kSplitGrid : 0};
