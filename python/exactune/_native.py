@@ -34,7 +34,8 @@ def runtime_library():
     if configured:
         if not Path(configured).is_file():
             raise NativeLibraryMissing(f"EXACTUNE_RUNTIME_LIB={configured}: no such file")
-        return Path(configured)
+        # Absolute: the op library is linked, and later loaded, from other folders.
+        return Path(configured).resolve()
     candidates = [PACKAGE_DIR / "lib" / RUNTIME_LIBRARY]
     try:
         candidates.append(source_dir() / "build" / RUNTIME_LIBRARY)
