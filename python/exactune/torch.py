@@ -47,9 +47,10 @@ def _load_ops():
     runtime = _native.runtime_library()
     source = _native.PACKAGE_DIR / "csrc" / "torch_ops.cpp"
     includes = [root / "include", root / "families"]
-    # torch rebuilds when sources or flags change; the headers' contents go in
-    # a flag so that a changed header rebuilds too.
-    headers = sorted(p for d in includes for p in d.rglob("*.h*"))
+    # torch rebuilds when sources or flags change; the contents of the headers
+    # the ops include (the gate, the runtime's C ABIs) go in a flag so that a
+    # changed header rebuilds too.
+    headers = sorted([*(root / "include" / "exactune").glob("*.h*"), *(root / "families").glob("*/runtime/*.h")])
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in headers)).hexdigest()[:16]
     _cpp_extension.load(
         name="exactune_torch_ops",
