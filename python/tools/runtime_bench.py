@@ -32,17 +32,13 @@ import exactune.torch as et
 from exactune.shapes import default_shapes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from run_dit_blocks import run_blocks, warm_up_for_capture  # noqa: E402
+from run_dit_blocks import bits_equal, run_blocks, warm_up_for_capture  # noqa: E402
 
 GRAPH_CALLS = 20      # launches per graph, as the sweep's hot timing
 GRAPH_REPLAYS = 200   # replays timed, each between two events (fewer left a few % of clock noise)
 HOST_CALLS = 100      # calls per host-timed burst (fewer than the launch queue holds)
 HOST_BURSTS = 41
 AMPLITUDES = (1.0, 1e-3, 30.0)
-
-
-def same_bits(a, b):
-    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int16), b.contiguous().view(torch.int16))
 
 
 def graph_us(fn):
@@ -120,7 +116,7 @@ def qk_case(shape):
 
 def same_outputs(a, b):
     a, b = (a,) if torch.is_tensor(a) else a, (b,) if torch.is_tensor(b) else b
-    return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(bits_equal(x, y) for x, y in zip(a, b))
 
 
 def measure(family, shape):
