@@ -5,8 +5,8 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sweep] [sass] [runtime] [runtime-bench]
-#          (no argument: tests torch verify faults runtime)
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [aten-sass] [sweep] [sass] [runtime]
+#                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
@@ -25,7 +25,7 @@ export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 export EXACTUNE_RUNTIME_LIB=$PWD/$EXACTUNE_BUILD_DIR/libexactune_runtime.so
 export TORCH_EXTENSIONS_DIR=${TORCH_EXTENSIONS_DIR:-/tmp/exactune-torch-extensions}
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults runtime)
+[ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults sanitize runtime)
 status=0
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -74,19 +74,69 @@ for stage in "${stages[@]}"; do
       done
       ;;
     faults)
-      # Each planted fault must be caught: verify exits 1 with incorrect records,
-      # and with nothing that failed to compile or run (any nonzero exit is not "caught").
-      for fault in 1 2 3; do
-        "$bin" verify --plant-fault $fault --variants 'w*_r1_*_v8_reload_*' >"$OUT/fault$fault.log" 2>&1
-        rc=$?
-        if [ $rc -eq 1 ] && tail -1 "$OUT/fault$fault.log" | grep -Eq ' [1-9][0-9]* incorrect, 0 failed, 0 not run'; then
-          note "planted fault $fault: caught: $(tail -1 "$OUT/fault$fault.log")"
-          grep -m1 "incorrect \[" "$OUT/fault$fault.log"
+      # Each planted fault must be caught by every variant that can show it
+      # (ci/check_fault_run.py): verify exits 1, nothing failed to compile or run.
+      # 1-3 are arithmetic faults (arith.cuh, the reference chain) over the default
+      # shapes; 5-7 are in the fused template's own logic, each with the variants
+      # that can show it; 4 is a race, for the sanitize stage.
+      for fault in 1 2 3 5 6 7; do
+        case $fault in
+          1|2|3) glob='w*_r1_*_v8_reload_*'; shapes=() ;;
+          5) glob='w1_*_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;  # < 128 lanes a chunk
+          6) glob='*_fold_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;
+          7) glob='w*_r1_predicated_v8_registers_*_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;
+        esac
+        "$bin" verify --plant-fault $fault --variants "$glob" "${shapes[@]}" >"$OUT/fault$fault.log" 2>&1
+        verdict=$(python3 ci/check_fault_run.py "$OUT/fault$fault.log" $?) || status=1
+        note "planted fault $fault: $verdict"
+        grep -m1 "incorrect \[" "$OUT/fault$fault.log"
+      done
+      ;;
+    sanitize)
+      # compute-sanitizer racecheck and synccheck, once per kernel template: a few
+      # variants of each family (with the reference and eager chain they are
+      # verified against) must report no hazard; planted fault 4 (one set of warp
+      # totals in a persistent grid) must be reported as a shared-memory race.
+      sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+      sanitize() {  # name, tool, expect (clean|hazard), verify arguments...
+        local name=$1 tool=$2 expect=$3; shift 3
+        timeout 240 "$sanitizer" --tool "$tool" --error-exitcode 99 "$bin" verify --no-table "$@" \
+          >"$OUT/sanitize-$name-$tool.log" 2>&1
+        local rc=$? errors
+        errors=$(grep -Eo "(RACECHECK|ERROR) SUMMARY: [0-9]+ (hazards displayed \([0-9]+ errors|errors)" \
+          "$OUT/sanitize-$name-$tool.log" | grep -Eo "[0-9]+ errors" | grep -Eo "[0-9]+" | tail -1)
+        if [ "$expect" = clean ] && [ "$rc" -eq 0 ] && [ "${errors:-x}" = 0 ]; then
+          note "sanitize $name $tool: clean ($(tail -1 "$OUT/sanitize-$name-$tool.log" | cut -c1-120))"
+        elif [ "$expect" = hazard ] && [ "${errors:-0}" -gt 0 ] 2>/dev/null; then
+          note "sanitize $name $tool: planted race reported ($errors errors)"
         else
           status=1
-          note "planted fault $fault: NOT caught (exit $rc): $(tail -1 "$OUT/fault$fault.log")"
+          note "sanitize $name $tool: expected $expect, got exit $rc, errors ${errors:-unknown} (see sanitize-$name-$tool.log)"
+          grep -m3 -E "Race|Barrier|Error|error" "$OUT/sanitize-$name-$tool.log"
         fi
+      }
+      lnm=(--family layer_norm_modulate --shapes ci/data/faults_layer_norm_modulate.yaml)
+      qk=(--family qk_head_layer_norm --shapes ci/data/faults_qk_head_layer_norm.yaml)
+      for tool in racecheck synccheck; do
+        sanitize layer_norm_modulate $tool clean "${lnm[@]}" \
+          --variants 'w[24]_r1_predicated_v8_registers_rcp_late_bf16x2_*'
+        sanitize qk_head_layer_norm $tool clean "${qk[@]}" --variants 'w2_r[14]_v8_rcp_*'
       done
+      sanitize fault4 racecheck hazard "${lnm[@]}" --plant-fault 4 \
+        --variants 'w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent'
+      ;;
+    golden)
+      # Golden bits from real torch for the CPU suite's oracle (commit them under
+      # families/layer_norm_modulate/tests/data/torch_golden/).
+      timeout 300 python3 families/layer_norm_modulate/tests/torch/make_torch_golden.py --out "$OUT/torch_golden" \
+        >"$OUT/golden.log" 2>&1 || status=1
+      note "golden: $(tail -1 "$OUT/golden.log") ($(( $(date +%s) - t0 )) s)"
+      ;;
+    aten-sass)
+      # aten's own vectorized LayerNorm, disassembled from torch's binary.
+      timeout 400 bash ci/aten_sass.sh -o "$OUT/aten-sass" >"$OUT/aten-sass.log" 2>&1 || status=1
+      note "aten sass: $(grep -c '^== ' "$OUT/aten-sass.log") functions ($(( $(date +%s) - t0 )) s)"
+      head -3 "$OUT/aten-sass.log"
       ;;
     sweep)
       for family in $families; do
