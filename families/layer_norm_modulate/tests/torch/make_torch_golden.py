@@ -90,6 +90,8 @@ def approximation_evidence():
 
 
 def git_commit():
+    if os.environ.get("EXACTUNE_COMMIT"):  # a tree copied without its .git
+        return os.environ["EXACTUNE_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                               cwd=os.path.dirname(__file__)).stdout.strip() or "unknown"
