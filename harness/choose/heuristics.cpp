@@ -41,15 +41,74 @@ ComputeCapability compute_capability(std::string_view arch) {
   return {number / 10, number % 10};
 }
 
+std::string_view policy_name(ChooserPolicy policy) {
+  switch (policy) {
+    case ChooserPolicy::rotated: return "rotated";
+    case ChooserPolicy::cold: return "cold";
+    case ChooserPolicy::both: return "both";
+    case ChooserPolicy::l2_resident: return "l2_resident";
+  }
+  return "";
+}
+
+ChooserPolicy policy_named(std::string_view name) {
+  for (ChooserPolicy p : {ChooserPolicy::rotated, ChooserPolicy::cold, ChooserPolicy::both, ChooserPolicy::l2_resident}) {
+    if (policy_name(p) == name) return p;
+  }
+  throw input_error(fmt::format("policy '{}' is none of rotated, cold, both, l2_resident", name));
+}
+
+std::vector<TimingRegime> policy_regimes(ChooserPolicy policy) {
+  switch (policy) {
+    case ChooserPolicy::rotated: return {TimingRegime::rotated};
+    case ChooserPolicy::cold: return {TimingRegime::cold};
+    case ChooserPolicy::both: return {TimingRegime::rotated, TimingRegime::cold};
+    case ChooserPolicy::l2_resident: return {TimingRegime::l2_resident};
+  }
+  return {};
+}
+
+std::vector<TimingRegime> gated_regimes(ChooserPolicy policy) {
+  std::vector<TimingRegime> regimes = policy_regimes(policy);
+  if (std::find(regimes.begin(), regimes.end(), TimingRegime::cold) == regimes.end()) {
+    regimes.push_back(TimingRegime::cold);
+  }
+  return regimes;
+}
+
+TimingRegime policy_figure(ChooserPolicy policy) { return policy_regimes(policy).front(); }
+
 // ---------------------------------------------------------------- the chooser
 namespace {
 
-// An exact variant with a hot timing on one shape: all the chooser compares.
+// An exact variant timed in the policy's regimes on one shape: all the chooser compares.
 struct Timed {
   const VariantResult* result;
-  double median_us;
-  double spread;
+  double median_us;  // the ranked figure: the policy's median, or for `both` the sum of its two over their copies
+  double spread;     // its noise: the largest spread of its figures and the shape's run-to-run noise in their regimes
+  double figure_us;  // the median of policy_figure(), what a choice records
 };
+
+// `v` as the policy ranks it; none when it lacks a figure the policy needs.
+std::optional<Timed> timed_by_policy(const ShapeResult& shape, const VariantResult& v, ChooserPolicy policy) {
+  if (!v.exact) return std::nullopt;
+  const std::vector<TimingRegime> regimes = policy_regimes(policy);
+  // `both` adds figures of two regimes, so each is taken over its copy; a shape
+  // without both copies adds the medians as they are.
+  const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
+    return shape.copy(r) && shape.copy(r)->median_us > 0;
+  });
+  Timed t{&v, 0, 0, 0};
+  for (TimingRegime r : regimes) {
+    const std::optional<Timing>& figure = v.timing(r);
+    if (!figure || !(figure->median_us > 0)) return std::nullopt;
+    t.median_us += over_copy ? figure->median_us / shape.copy(r)->median_us : figure->median_us;
+    t.spread = std::max(t.spread, figure->spread());
+    if (const RunToRunNoise* noise = shape.noise(r)) t.spread = std::max(t.spread, noise->noise);
+  }
+  t.figure_us = v.timing(policy_figure(policy))->median_us;
+  return t;
+}
 
 // A row-count bucket of one size and the shape whose timings decide it.
 struct Bucket {
@@ -65,10 +124,16 @@ struct Bucket {
   }
 };
 
-std::vector<Timed> ranked_candidates(const ShapeResult& shape) {
+std::vector<std::string> policy_regime_labels(ChooserPolicy policy) {
+  std::vector<std::string> labels;
+  for (TimingRegime r : policy_regimes(policy)) labels.emplace_back(regime_label(r));
+  return labels;
+}
+
+std::vector<Timed> ranked_candidates(const ShapeResult& shape, ChooserPolicy policy) {
   std::vector<Timed> ranked;
   for (const VariantResult& v : shape.variants) {
-    if (v.exact && v.hot && v.hot->median_us > 0) ranked.push_back({&v, v.hot->median_us, v.hot->spread()});
+    if (std::optional<Timed> t = timed_by_policy(shape, v, policy)) ranked.push_back(*t);
   }
   // Names break ties so that the order, and so the choice, never depends on the sweep's order.
   std::sort(ranked.begin(), ranked.end(), [](const Timed& a, const Timed& b) {
@@ -94,11 +159,11 @@ std::int64_t geometric_midpoint(std::int64_t a, std::int64_t b) {
 // One bucket per distinct row count among the shapes of `size` that have a
 // timed exact variant. Where several shapes share a row count, the first in
 // the sweep's order is the evidence.
-std::vector<Bucket> buckets_of(const SweepResults& results, int size) {
+std::vector<Bucket> buckets_of(const SweepResults& results, int size, ChooserPolicy policy) {
   std::map<std::int64_t, Bucket> by_rows;
   for (const ShapeResult& shape : results.shapes) {
     if (shape.shape.size != size) continue;
-    std::vector<Timed> ranked = ranked_candidates(shape);
+    std::vector<Timed> ranked = ranked_candidates(shape, policy);
     if (!ranked.empty()) by_rows.try_emplace(shape.shape.rows(), Bucket{&shape, std::nullopt, std::move(ranked)});
   }
   std::vector<Bucket> buckets;
@@ -158,7 +223,7 @@ Choice make_choice(int size, const Bucket& bucket, const Timed& chosen, bool sha
   c.size = size;
   c.max_rows = bucket.max_rows;
   c.chosen = {chosen.result->variant, chosen.result->params};
-  c.median_us = round_to_nanosecond(chosen.median_us);
+  c.median_us = round_to_nanosecond(chosen.figure_us);
   for (const Timed& t : bucket.ranked) {
     if (t.result->variant == chosen.result->variant) continue;
     c.runner_up = t.result->variant;
@@ -183,8 +248,8 @@ std::vector<Choice> choose_for_size(int size, const std::vector<Bucket>& buckets
 }
 
 // The configuration chosen most often; ties go to the one that is timed
-// (exact) on more of the buckets' shapes, then to the least total hot time over
-// them, then to the name.
+// (exact) on more of the buckets' shapes, then to the least total of the
+// policy's figure over them, then to the name.
 Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<const Bucket*>& buckets) {
   std::map<std::string, const Choice*> first_choice;
   std::map<std::string, int> count;
@@ -213,8 +278,22 @@ Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<
 
 Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& options) {
   const KernelFamily& family = FamilyRegistry::find(results.family);
+  if (options.policy == ChooserPolicy::l2_resident) {
+    for (const ShapeResult& s : results.shapes) {
+      for (const VariantResult& v : s.variants) {
+        if (v.exact && v.rotated) {
+          throw error(fmt::format(
+              "policy l2_resident ranks by the L2-resident hot figure, which flatters shapes that fit in L2; it is "
+              "kept for sweeps timed before the rotated regime, and this sweep has rotated figures ({} on {}): "
+              "choose rotated, cold or both",
+              v.variant, s.shape.name));
+        }
+      }
+    }
+  }
   Heuristics h;
   h.family = family.name();
+  h.policy = options.policy;
   h.device.name = results.device.name;
   h.device.slug = results.device.slug;
   h.device.arch = results.device.arch;
@@ -222,7 +301,7 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
 
   std::map<int, std::vector<Bucket>> buckets;  // by size, ascending
   for (const ShapeResult& s : results.shapes) {
-    if (!buckets.contains(s.shape.size)) buckets.emplace(s.shape.size, buckets_of(results, s.shape.size));
+    if (!buckets.contains(s.shape.size)) buckets.emplace(s.shape.size, buckets_of(results, s.shape.size, options.policy));
   }
   std::vector<const Bucket*> all_buckets;
   for (const auto& [size, of_size] : buckets) {
@@ -230,20 +309,29 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
     for (Choice& c : choose_for_size(size, of_size, options)) h.device.choices.push_back(std::move(c));
   }
   if (h.device.choices.empty()) {
-    throw error(fmt::format("no shape of the sweep on {} has an exact, timed variant: nothing to choose from "
-                            "(timing needs a GPU)",
-                            results.device.name.empty() ? "this machine" : results.device.name));
+    throw error(fmt::format("no shape of the sweep on {} has an exact variant timed {}, as policy {} ranks: nothing "
+                            "to choose from (timing needs a GPU; a sweep from before the rotated regime has L2-resident "
+                            "and cold figures only)",
+                            results.device.name.empty() ? "this machine" : results.device.name,
+                            fmt::join(policy_regime_labels(options.policy), " and "), policy_name(options.policy)));
   }
   h.device.default_configuration = most_chosen(h.device.choices, all_buckets);
   h.global_default = family.global_default();
   return h;
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n) {
+std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, ChooserPolicy policy) {
+  std::vector<const VariantResult*> ranked;
+  for (const Timed& t : ranked_candidates(shape, policy)) ranked.push_back(t.result);
+  return ranked;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
+                                                                          ChooserPolicy policy) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const ShapeResult& shape : results.shapes) {
     std::vector<std::string> names;
-    for (const Timed& t : ranked_candidates(shape)) {
+    for (const Timed& t : ranked_candidates(shape, policy)) {
       if (static_cast<int>(names.size()) >= top_n) break;
       names.push_back(t.result->variant);
     }
@@ -327,17 +415,34 @@ std::string yaml_comment(std::string_view text, std::size_t width = 82) {
   return out;
 }
 
-std::string format_comment(const std::string& size_parameter) {
+// What the policy ranks by, in words, for the file's comment.
+std::string policy_words(ChooserPolicy policy) {
+  switch (policy) {
+    case ChooserPolicy::rotated:
+      return "the rotated hot median (a CUDA graph cycling through copies of the inputs past twice the L2: "
+             "serving's activations are not L2-resident); median_us is that median";
+    case ChooserPolicy::cold: return "the cold median (L2 flushed before each launch); median_us is that median";
+    case ChooserPolicy::both:
+      return "the sum of the rotated hot and the cold median, each over the same regime's copy; margin compares "
+             "those sums, and median_us is the rotated hot median";
+    case ChooserPolicy::l2_resident:
+      return "the L2-resident hot median (the same buffers replayed), as every sweep timed before the rotated "
+             "regime was: it flatters shapes that fit in L2; median_us is that median";
+  }
+  return "";
+}
+
+std::string format_comment(const std::string& size_parameter, ChooserPolicy policy) {
   return "#\n" +
          yaml_comment(fmt::format(
-             "Per size ({}), row counts fall into buckets, one per timed shape: a bucket holds rows up to "
-             "max_rows, the geometric midpoint between its shape's row count and the next one's (the last bucket "
-             "has no max_rows). A choice is the fastest bit-exact variant of its bucket's shape, unless the "
-             "configuration shared by all buckets of the size (shared: true) is within noise of it there. "
-             "median_us is the choice's hot median on that shape; runner_up the fastest other exact variant, "
-             "margin = runner_up median / chosen median - 1 (negative where the shared configuration was kept). "
-             "The device default serves sizes without a table: the configuration chosen most often.",
-             size_parameter)) +
+             "Policy {}: variants are ranked by {}. Per size ({}), row counts fall into buckets, one per timed "
+             "shape: a bucket holds rows up to max_rows, the geometric midpoint between its shape's row count and "
+             "the next one's (the last bucket has no max_rows). A choice is the fastest bit-exact variant of its "
+             "bucket's shape, unless the configuration shared by all buckets of the size (shared: true) is within "
+             "noise of it there. runner_up is the fastest other exact variant, margin = runner_up / chosen - 1 "
+             "(negative where the shared configuration was kept). The device default serves sizes without a table: "
+             "the configuration chosen most often. The gate checks the policy's regimes, and cold.",
+             policy_name(policy), policy_words(policy), size_parameter)) +
          "# Regenerate the header and JSON: exactune emit-header --from heuristics.yaml\n";
 }
 
@@ -351,9 +456,9 @@ std::string to_heuristics_yaml(const Heuristics& h) {
       "# exactune heuristics: chosen by exactune from reports/{}/{}/sweep.yaml ({}); the header and JSON are "
       "generated from this file.\n",
       d.slug, h.family, d.name);
-  out += format_comment(key);
-  fmt::format_to(std::back_inserter(out), "format_version: {}\nfamily: {}\ndevice:\n", h.format_version,
-                 yaml_scalar(h.family));
+  out += format_comment(key, h.policy);
+  fmt::format_to(std::back_inserter(out), "format_version: {}\nfamily: {}\npolicy: {}\ndevice:\n", h.format_version,
+                 yaml_scalar(h.family), policy_name(h.policy));
   fmt::format_to(std::back_inserter(out), "  name: {}\n  slug: {}\n  arch: {}\n  sm_count: {}\n  default:\n",
                  yaml_scalar(d.name), yaml_scalar(d.slug), yaml_scalar(d.arch), d.sm_count);
   write_configuration(out, d.default_configuration, "    ");
@@ -402,7 +507,7 @@ class HeuristicsReader {
                    kHeuristicsFormatVersion);
     }
     const Fields top(source_, root, line_of(root), "the top level",
-                     {"format_version", "family", "device", "global_default"});
+                     {"format_version", "family", "policy", "device", "global_default"});
     const Value family = top["family"];
     h.family = nonempty_text(family);
     try {
@@ -411,6 +516,15 @@ class HeuristicsReader {
       source_.fail(family.line(), "family: {}", e.what());
     }
     size_key_ = size_key(*family_);
+    // A file without a policy predates policies: it was ranked by the L2-resident hot figure.
+    h.policy = ChooserPolicy::l2_resident;
+    if (const std::optional<Value> policy = top.optional("policy")) {
+      try {
+        h.policy = policy_named(policy->text());
+      } catch (const input_error& e) {
+        source_.fail(policy->line(), "policy: {}", e.what());
+      }
+    }
     for (const Axis& a : family_->axes()) axis_names_.push_back(a.name);
     h.device = device(top["device"]);
     h.global_default = configuration(top["global_default"].map("global_default", {"variant", "params"}));

@@ -1,7 +1,10 @@
 // exactune gate: the CI regression check. Compares a candidate sweep.yaml with
-// the committed baseline; exits 1 on lost bit-exactness or a slowdown beyond
-// noise, 2 when either file is missing or invalid.
+// the committed baseline in the regimes of the chooser's policy (from
+// --heuristics, else --policy) and cold; exits 1 on lost bit-exactness or a
+// slowdown beyond noise, 2 when either file is missing or invalid.
 #include <fmt/format.h>
+
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -14,6 +17,15 @@
 #include "util/text_file.hpp"
 
 namespace exactune::cli {
+namespace {
+
+std::vector<std::string> regime_names(const std::vector<TimingRegime>& regimes) {
+  std::vector<std::string> names;
+  for (TimingRegime r : regimes) names.emplace_back(regime_name(r));
+  return names;
+}
+
+}  // namespace
 
 void add_gate_command(CLI::App& app, Run& run) {
   struct Options {
@@ -22,13 +34,15 @@ void add_gate_command(CLI::App& app, Run& run) {
     GateOptions gate;
     std::string junit;
     std::string heuristics;
+    std::string policy;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "gate",
       "Compare a candidate sweep.yaml with a baseline of the same kernel family: fail (exit 1) when a variant "
       "that was bit-exact no longer is, or when a shape's chosen configuration (from --heuristics, else the "
-      "baseline's fastest exact variant) got slower beyond both the noise of the two measurements and the threshold");
+      "baseline's fastest exact variant) got slower beyond both the baseline's noise (its spread and its recorded "
+      "run-to-run noise) and the threshold, in each regime the chooser's policy ranks by and cold");
   command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")->required();
   command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required();
   command
@@ -39,14 +53,25 @@ void add_gate_command(CLI::App& app, Run& run) {
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI");
   command->add_option("--heuristics", options->heuristics,
                       "the committed heuristics.yaml: its choice for each shape is the configuration whose speed is "
-                      "gated (default: the baseline's fastest exact variant)");
+                      "gated, and its policy the regimes gated besides cold (default: the baseline's fastest exact "
+                      "variant)");
+  command->add_option("--policy", options->policy,
+                      "without --heuristics: the regimes gated besides cold, as the chooser's policy names them "
+                      "(rotated, cold, both, l2_resident; default rotated)");
   command->callback([&run, options] {
     run = [options] {
       const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
       const SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
       GateOptions gate = options->gate;
+      ChooserPolicy policy = options->policy.empty() ? kDefaultPolicy : policy_named(options->policy);
       if (!options->heuristics.empty()) {
         const Heuristics h = blaming_the_input([&] { return load_heuristics_file(options->heuristics); });
+        if (!options->policy.empty() && policy != h.policy) {
+          throw input_error(fmt::format("--policy {} differs from the policy {} of {}: the gate checks the regimes "
+                                        "the choices were made in",
+                                        options->policy, policy_name(h.policy), options->heuristics));
+        }
+        policy = h.policy;
         if (h.family != baseline.family) {
           throw input_error(fmt::format("{} holds the choices of family '{}', the baseline is a sweep of '{}'",
                                         options->heuristics, h.family, baseline.family));
@@ -57,6 +82,8 @@ void add_gate_command(CLI::App& app, Run& run) {
           }
         }
       }
+      gate.regimes = gated_regimes(policy);
+      fmt::print("policy {}: gating {}\n", policy_name(policy), fmt::join(regime_names(gate.regimes), ", "));
       const GateReport report = compare_sweeps(baseline, candidate, gate);
       fmt::print("candidate {} ({}) against baseline {} ({})\n{}{}\n", options->candidate, candidate.device.name,
                  options->baseline, baseline.device.name, render_gate_table(report), gate_summary_line(report));

@@ -1,7 +1,7 @@
 // exactune report: every report of a sweep, regenerated from its sweep.yaml
 // alone (heuristics.yaml, header, JSON, summary.md, heatmaps). Needs no GPU:
-// the tables are a function of the measured results, so changing the chooser or
-// the summary's layout never needs a new sweep.
+// the tables are a function of the measured results and the chooser's policy,
+// so changing the chooser or the summary's layout never needs a new sweep.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -20,6 +20,7 @@ void add_report_command(CLI::App& app, Run& run) {
   struct Options {
     std::string from;
     std::string out;
+    std::string policy;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -29,14 +30,22 @@ void add_report_command(CLI::App& app, Run& run) {
                 "up) beside the reference chain. Needs no GPU.");
   command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")->required();
   command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
+  command->add_option("--policy", options->policy,
+                      "what the chooser ranks by, written into heuristics.yaml: rotated (hot, inputs cycled past "
+                      "twice the L2), cold, both (the sum of the two, each over its copy), or l2_resident (only for "
+                      "sweeps timed before the rotated regime) (default: the policy of the heuristics.yaml beside "
+                      "the sweep.yaml, else rotated)");
   command->callback([&run, options] {
     run = [options] {
       const SweepResults results = blaming_the_input([&] { return read_sweep_file(options->from); });
       std::filesystem::path sweep_folder = std::filesystem::path(options->from).parent_path();
       if (sweep_folder.empty()) sweep_folder = ".";
       const std::filesystem::path out = options->out.empty() ? sweep_folder : std::filesystem::path(options->out);
+      const ChooserPolicy policy = options->policy.empty()
+                                       ? blaming_the_input([&] { return policy_beside(sweep_folder); })
+                                       : policy_named(options->policy);
       for (const auto& file : write_reports(results, out, targets_beside(sweep_folder),
-                                            framework_times_beside(sweep_folder, results.family))) {
+                                            framework_times_beside(sweep_folder, results.family), policy)) {
         fmt::print("wrote {}\n", file.string());
       }
       return 0;

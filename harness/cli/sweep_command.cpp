@@ -16,6 +16,7 @@
 #include "backends/gpu/gpu_backend.hpp"
 #include "util/progress.hpp"
 #include "report/report_writer.hpp"
+#include "choose/heuristics.hpp"
 #include "choose/targets.hpp"
 #include "sweep/sweep.hpp"
 #include "util/text_table.hpp"
@@ -32,27 +33,32 @@ struct SweepCliOptions {
   std::string out;
   TimerOptions timer;
   int retime_top = 3;
+  int noise_passes = 2;
+  std::string policy{policy_name(kDefaultPolicy)};
 };
 
 std::string us(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : "-"; }
 
-// Per shape: the roofline, the eager chain and the best exact variant.
-std::string shape_table(const SweepResults& results) {
-  TextTable table({"shape", "parameters", "copy us", "eager us", "best exact variant", "us", "x copy", "eager / best",
-                   "exact"});
+// Per shape: the roofline, the reference chain and the best exact variant by
+// the policy, in the policy's regime, and the best's figure in every regime.
+std::string shape_table(const SweepResults& results, ChooserPolicy policy) {
+  const TimingRegime regime = policy_figure(policy);
+  TextTable table({"shape", "parameters", "K", fmt::format("copy us ({})", regime_name(regime)),
+                   fmt::format("reference chain us ({})", regime_name(regime)), "best exact variant", "rotated us",
+                   "l2_resident us", "cold us", "x copy", "reference chain / best", "exact"});
   for (const ShapeResult& s : results.shapes) {
-    const VariantResult* best = nullptr;
+    const std::vector<const VariantResult*> ranked = ranked_by_policy(s, policy);
+    const VariantResult* best = ranked.empty() ? nullptr : ranked.front();
     int exact = 0;
-    for (const VariantResult& v : s.variants) {
-      exact += v.exact;
-      if (v.hot && (!best || v.hot->median_us < best->hot->median_us)) best = &v;
-    }
+    for (const VariantResult& v : s.variants) exact += v.exact;
     const auto ratio = [](const std::optional<Timing>& a, const std::optional<Timing>& b) {
-      return a && b ? fmt::format("{:.2f}", a->median_us / b->median_us) : std::string("-");
+      return a && b && b->median_us > 0 ? fmt::format("{:.2f}", a->median_us / b->median_us) : std::string("-");
     };
-    table.add_row({s.shape.name, s.shape.describe_parameters(),
-                   us(s.copy_hot), us(s.eager_hot), best ? best->variant : "-", best ? us(best->hot) : "-",
-                   best ? ratio(best->hot, s.copy_hot) : "-", best ? ratio(s.eager_hot, best->hot) : "-",
+    table.add_row({s.shape.name, s.shape.describe_parameters(), s.rotation ? fmt::format("{}", s.rotation->copies) : "-",
+                   us(s.copy(regime)), us(s.reference_chain(regime)), best ? best->variant : "-",
+                   best ? us(best->rotated) : "-", best ? us(best->l2_resident) : "-", best ? us(best->cold) : "-",
+                   best ? ratio(best->timing(regime), s.copy(regime)) : "-",
+                   best ? ratio(s.reference_chain(regime), best->timing(regime)) : "-",
                    fmt::format("{}/{}", exact, s.variants.size())});
   }
   return table.render();
@@ -68,6 +74,9 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   sweep.jobs = options.compile.jobs;
   sweep.timer = options.timer;
   sweep.retime_top = options.retime_top;
+  const ChooserPolicy policy = policy_named(options.policy);
+  sweep.retime_regimes = policy_regimes(policy);
+  sweep.noise_passes = options.noise_passes;
   std::map<std::string, std::unique_ptr<Progress>> stages;
   const std::size_t verify_runs = count_verify_runs(family, shapes.shapes, sweep.variant_glob);
   sweep.on_progress = [&](const SweepProgress& p) {
@@ -85,8 +94,9 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
 
   const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug / family.name()
                                                          : std::filesystem::path(options.out);
-  const auto files = write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family));
-  fmt::print("{}", shape_table(results));
+  const auto files =
+      write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family), policy);
+  fmt::print("{}", shape_table(results, policy));
   std::size_t variants = 0, exact = 0;
   for (const ShapeResult& s : results.shapes) {
     for (const VariantResult& v : s.variants) {
@@ -150,8 +160,9 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
 void add_sweep_command(CLI::App& app, Run& run) {
   auto options = std::make_shared<SweepCliOptions>();
   CLI::App* command = app.add_subcommand(
-      "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones against a copy of "
-               "the same bytes and the eager chain, and write reports/<gpu>/<family>/ (sweep.yaml, heuristics.yaml, "
+      "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones (rotated past "
+               "twice the L2, L2-resident and cold) against a copy of the same bytes and the reference chain, measure "
+               "the run-to-run noise, and write reports/<gpu>/<family>/ (sweep.yaml, heuristics.yaml, "
                "exactune_heuristics.hpp, heuristics.json, summary.md, heatmaps). Without a GPU it compiles, verifies "
                "on the CPU and says that timing needs one.");
   options->shapes.add_to(*command);
@@ -170,8 +181,19 @@ void add_sweep_command(CLI::App& app, Run& run) {
                       "re-measure a figure whose (max - min) / median exceeds this")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  command->add_option("--retime-top", options->retime_top, "fastest variants per shape timed again before choosing")
+  command->add_option("--retime-top", options->retime_top,
+                      "fastest variants per shape timed again, in the policy's regimes, before choosing")
       ->check(CLI::Range(0, 20))
+      ->capture_default_str();
+  command->add_option("--noise-passes", options->noise_passes,
+                      "separate passes after the main timing that re-measure the copy and the fastest few of every "
+                      "shape in every regime; sweep.yaml records their run-to-run noise, the gate's noise (0: none)")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
+  command->add_option("--policy", options->policy,
+                      "what the chooser ranks by, written into heuristics.yaml: rotated (hot, inputs cycled past "
+                      "twice the L2), cold, or both (the sum of the two, each over its copy)")
+      ->check(CLI::IsMember({"rotated", "cold", "both"}))
       ->capture_default_str();
   command->callback([&run, options] {
     run = [options] {

@@ -84,7 +84,11 @@ std::string timing_words(const Timing& t) {
 
 // Everything a variant record says, briefly: for new and removed variants.
 std::string variant_words(const VariantResult& v) {
-  return v.hot ? fmt::format("{}, {:.2f} us", exactness_words(v), v.hot->median_us) : exactness_words(v);
+  std::string words = exactness_words(v);
+  for (TimingRegime r : kTimingRegimes) {
+    if (v.timing(r)) words += fmt::format(", {} {:.2f} us", regime_name(r), v.timing(r)->median_us);
+  }
+  return words;
 }
 
 // Builds a report finding by finding, baseline shapes in order, then new shapes.
@@ -161,15 +165,18 @@ class Comparison {
     const VariantResult* chosen = chosen_variant(base);
     compare_exactness(base, *cand, chosen);
     if (same_gpu_) {
-      compare_speed(base, *cand, chosen, Regime::hot);
-      compare_speed(base, *cand, chosen, Regime::cold);
+      for (std::size_t i = 0; i < options_.regimes.size(); ++i) {
+        compare_speed(base, *cand, chosen, options_.regimes[i], i == 0);
+      }
     }
   }
 
-  // The override from the options, else the baseline's fastest exact variant.
+  // The override from the options, else the baseline's fastest exact variant in the first gated regime.
   const VariantResult* chosen_variant(const ShapeResult& base) const {
     const auto it = options_.chosen.find(base.shape.name);
-    if (it == options_.chosen.end()) return fastest_exact_variant(base);
+    if (it == options_.chosen.end()) {
+      return options_.regimes.empty() ? nullptr : fastest_exact_variant(base, options_.regimes.front());
+    }
     const VariantResult* chosen = base.find(it->second);
     if (chosen == nullptr) {
       throw input_error(fmt::format("the chosen configuration of shape {} is {}, which the baseline does not have",
@@ -205,74 +212,88 @@ class Comparison {
     }
   }
 
-  enum class Regime { hot, cold };
-
-  // The figure of a regime: the variant's, and the same run's copy of the same bytes.
-  static const std::optional<Timing>& figure(const VariantResult& v, Regime r) { return r == Regime::hot ? v.hot : v.cold; }
-  static const std::optional<Timing>& copy_figure(const ShapeResult& s, Regime r) {
-    return r == Regime::hot ? s.copy_hot : s.copy_cold;
+  // A speed finding about one regime.
+  void add_speed(const std::string& shape, const std::string& variant, TimingRegime regime, GateChange change,
+                 std::string baseline, std::string candidate, std::string detail = "", std::string message = "") {
+    GateFinding f{shape, variant, GateCheck::speed, change, std::move(baseline), std::move(candidate),
+                  std::move(detail), std::move(message)};
+    f.regime = regime;
+    add(std::move(f));
   }
 
   // The chosen configuration's slowdown in one regime: relative to each run's
   // copy where both runs timed one (clock drift cancels), else as measured.
-  // The noise is the baseline's own spread: a noisy candidate does not widen
-  // its tolerance, it is too noisy to judge.
-  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen, Regime regime) {
+  // The noise is the baseline's alone: the larger of the figure's own spread
+  // and the run-to-run noise the baseline's sweep recorded for the shape and
+  // regime. A noisy candidate does not widen its tolerance: it is too noisy to
+  // judge. `first`: the first regime gated, which says what concerns them all
+  // (nothing to gate, the chosen configuration removed) once.
+  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen,
+                     TimingRegime regime, bool first) {
     const std::string& shape = base.shape.name;
-    const GateCheck check = regime == Regime::hot ? GateCheck::speed : GateCheck::cold_speed;
-    const std::string_view what = regime == Regime::hot ? "" : " (cold)";
-    if (chosen == nullptr || !figure(*chosen, regime)) {
-      if (regime == Regime::cold && chosen != nullptr) return;  // the baseline gates no cold figure here
-      add({shape, chosen ? chosen->variant : "", check, GateChange::speed_not_gated,
-           chosen ? "not timed" : "no timed exact variant", ""});
+    const std::string what = fmt::format(" ({})", regime_name(regime));
+    if (chosen == nullptr) {
+      if (first) add_speed(shape, "", regime, GateChange::speed_not_gated, "no timed exact variant", "");
       return;
     }
-    const Timing& before = *figure(*chosen, regime);
+    if (!chosen->timing(regime)) {
+      // The first regime's gap is said (e.g. a baseline from before the rotated regime); a later one's is silent.
+      if (first) {
+        add_speed(shape, chosen->variant, regime, GateChange::speed_not_gated, fmt::format("not timed{}", what), "");
+      }
+      return;
+    }
+    const Timing& before = *chosen->timing(regime);
     const std::string base_words = timing_words(before);
     const VariantResult* c = cand.find(chosen->variant);
     if (c == nullptr) {
-      if (regime == Regime::cold) return;  // said once, by the hot check
-      add({shape, chosen->variant, check, GateChange::chosen_removed, base_words, "missing", "",
-           fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant, shape)});
+      if (!first) return;  // said once, by the first regime's check
+      add_speed(shape, chosen->variant, regime, GateChange::chosen_removed, base_words, "missing", "",
+                fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant,
+                            shape));
       return;
     }
-    if (!figure(*c, regime)) {
-      add({shape, chosen->variant, check, GateChange::chosen_not_timed, base_words, "not timed", "",
-           fmt::format("{}, the chosen configuration of {}, was not timed{} in the candidate{}", chosen->variant, shape,
-                       what, proven_exact(*c) ? "" : " (only exact variants are timed)")});
+    if (!c->timing(regime)) {
+      add_speed(shape, chosen->variant, regime, GateChange::chosen_not_timed, base_words, "not timed", "",
+                fmt::format("{}, the chosen configuration of {}, was not timed{} in the candidate{}", chosen->variant,
+                            shape, what, proven_exact(*c) ? "" : " (only exact variants are timed)"));
       return;
     }
-    const Timing& after = *figure(*c, regime);
+    const Timing& after = *c->timing(regime);
     // A NaN or a negative figure compares false with every bound: it must fail, not pass as "within noise".
     const auto valid = [](const Timing& t) { return std::isfinite(t.median_us) && t.median_us > 0; };
     if (!valid(after) || !valid(before)) {
-      add({shape, chosen->variant, check, GateChange::chosen_not_timed, base_words, timing_words(after), "",
-           fmt::format("{}, the chosen configuration of {}, has no valid time{} ({} us in the baseline, {} us in the "
-                       "candidate)",
-                       chosen->variant, shape, what, before.median_us, after.median_us)});
+      add_speed(shape, chosen->variant, regime, GateChange::chosen_not_timed, base_words, timing_words(after), "",
+                fmt::format("{}, the chosen configuration of {}, has no valid time{} ({} us in the baseline, {} us in "
+                            "the candidate)",
+                            chosen->variant, shape, what, before.median_us, after.median_us));
       return;
     }
     const double limit = candidate_.timing.max_spread;
     if (limit > 0 && after.spread() > limit) {
-      add({shape, chosen->variant, check, GateChange::too_noisy, base_words, timing_words(after), "",
-           fmt::format("{}, the chosen configuration of {}, spreads {}{} in the candidate, beyond the sweep's limit "
-                       "of {}: too noisy to judge",
-                       chosen->variant, shape, percent(after.spread()), what, percent(limit))});
+      add_speed(shape, chosen->variant, regime, GateChange::too_noisy, base_words, timing_words(after), "",
+                fmt::format("{}, the chosen configuration of {}, spreads {}{} in the candidate, beyond the sweep's "
+                            "limit of {}: too noisy to judge",
+                            chosen->variant, shape, percent(after.spread()), what, percent(limit)));
       return;
     }
-    const std::optional<Timing>& base_copy = copy_figure(base, regime);
-    const std::optional<Timing>& cand_copy = copy_figure(cand, regime);
+    const std::optional<Timing>& base_copy = base.copy(regime);
+    const std::optional<Timing>& cand_copy = cand.copy(regime);
     const bool relative = base_copy && cand_copy && base_copy->median_us > 0 && cand_copy->median_us > 0;
     const double ratio = relative ? (after.median_us / cand_copy->median_us) / (before.median_us / base_copy->median_us)
                                   : after.median_us / before.median_us;
     const double slowdown = ratio - 1;
-    const double noise = before.spread();
+    const RunToRunNoise* run_to_run = base.noise(regime);
+    const double noise = std::max(before.spread(), run_to_run ? run_to_run->noise : 0.0);
     const GateChange change = slowdown > std::max(noise, options_.threshold) ? GateChange::slower
                               : slowdown > noise                             ? GateChange::slower_under_threshold
                               : slowdown < -noise                            ? GateChange::improved
                                                                              : GateChange::within_noise;
-    const std::string figures = fmt::format("{:+.1f}%{} (noise {})", slowdown * 100,
-                                            relative ? " against the copy" : "", percent(noise));
+    const std::string figures =
+        fmt::format("{:+.1f}%{} (noise {}{})", slowdown * 100, relative ? " against the copy" : "", percent(noise),
+                    run_to_run ? fmt::format(", run to run {} over {} passes", percent(run_to_run->noise),
+                                             run_to_run->passes)
+                               : "");
     const std::string message =
         change != GateChange::slower
             ? ""
@@ -281,7 +302,7 @@ class Comparison {
                   "baseline's noise of {} and the threshold of {}",
                   chosen->variant, shape, percent(slowdown), what, before.median_us, after.median_us,
                   relative ? ", each against its run's copy" : "", percent(noise), percent(options_.threshold));
-    add({shape, chosen->variant, check, change, base_words, timing_words(after), figures, message});
+    add_speed(shape, chosen->variant, regime, change, base_words, timing_words(after), figures, message);
   }
 
   const SweepResults& baseline_;
@@ -292,18 +313,23 @@ class Comparison {
 };
 
 
-// The failure messages of one JUnit test case: the failed findings of (shape, check).
-std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check) {
+// The failure messages of one JUnit test case: the failed findings of (shape, check, regime).
+std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check,
+                                     std::optional<TimingRegime> regime) {
   std::vector<std::string> messages;
   for (const GateFinding& f : report.findings) {
-    if (f.shape == shape && f.check == check && f.verdict == GateVerdict::fail) messages.push_back(f.message);
+    if (f.shape == shape && f.check == check && f.regime == regime && f.verdict == GateVerdict::fail) {
+      messages.push_back(f.message);
+    }
   }
   return messages;
 }
 
-bool has_finding(const GateReport& report, const std::string& shape, GateCheck check) {
-  return std::any_of(report.findings.begin(), report.findings.end(),
-                     [&](const GateFinding& f) { return f.shape == shape && f.check == check; });
+bool has_finding(const GateReport& report, const std::string& shape, GateCheck check,
+                 std::optional<TimingRegime> regime) {
+  return std::any_of(report.findings.begin(), report.findings.end(), [&](const GateFinding& f) {
+    return f.shape == shape && f.check == check && f.regime == regime;
+  });
 }
 
 std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
@@ -327,10 +353,11 @@ std::size_t GateReport::count(GateChange change) const {
       std::count_if(findings.begin(), findings.end(), [&](const GateFinding& f) { return f.change == change; }));
 }
 
-const VariantResult* fastest_exact_variant(const ShapeResult& shape) {
+const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime) {
   const VariantResult* fastest = nullptr;
   for (const VariantResult& v : shape.variants) {
-    if (v.exact && v.hot && (fastest == nullptr || v.hot->median_us < fastest->hot->median_us)) fastest = &v;
+    const std::optional<Timing>& t = v.timing(regime);
+    if (v.exact && t && (fastest == nullptr || t->median_us < fastest->timing(regime)->median_us)) fastest = &v;
   }
   return fastest;
 }
@@ -340,10 +367,11 @@ GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& cand
 }
 
 std::string render_gate_table(const GateReport& report) {
-  TextTable table({"shape", "variant", "baseline", "candidate", "change", "verdict"});
+  TextTable table({"shape", "variant", "regime", "baseline", "candidate", "change", "verdict"});
   for (const GateFinding& f : report.findings) {
     const std::string_view label = traits(f.change).label;
-    table.add_row({f.shape.empty() ? "(all)" : f.shape, f.variant, f.baseline, f.candidate,
+    table.add_row({f.shape.empty() ? "(all)" : f.shape, f.variant, f.regime ? std::string(regime_name(*f.regime)) : "",
+                   f.baseline, f.candidate,
                    f.detail.empty() ? std::string(label) : fmt::format("{}: {}", label, f.detail),
                    std::string(verdict_word(f.verdict))});
   }
@@ -370,20 +398,24 @@ std::string gate_summary_line(const GateReport& report) {
 std::string gate_junit_xml(const GateReport& report) {
   std::string cases;
   std::size_t tests = 0, failures = 0;
-  const auto add_case = [&](const std::string& shape, GateCheck check, std::string_view name) {
-    const std::vector<std::string> messages = failures_of(report, shape, check);
+  const auto add_case = [&](const std::string& shape, GateCheck check, std::string_view name,
+                            std::optional<TimingRegime> regime = std::nullopt) {
+    const std::vector<std::string> messages = failures_of(report, shape, check, regime);
     cases += junit_testcase(shape, name, messages);
     ++tests;
     if (!messages.empty()) ++failures;
   };
   // Findings about the whole sweep (another GPU, another reference) have a case of their own.
-  if (has_finding(report, "", GateCheck::exactness)) add_case("", GateCheck::exactness, "reference");
-  if (has_finding(report, "", GateCheck::speed)) add_case("", GateCheck::speed, "gpu");
+  if (has_finding(report, "", GateCheck::exactness, std::nullopt)) add_case("", GateCheck::exactness, "reference");
+  if (has_finding(report, "", GateCheck::speed, std::nullopt)) add_case("", GateCheck::speed, "gpu");
   for (const std::string& shape : report.shapes) {
     add_case(shape, GateCheck::exactness, "exactness");
-    // A shape has a speed case when its chosen configuration was looked at.
-    if (has_finding(report, shape, GateCheck::speed)) add_case(shape, GateCheck::speed, "speed");
-    if (has_finding(report, shape, GateCheck::cold_speed)) add_case(shape, GateCheck::cold_speed, "cold_speed");
+    // A shape has a speed case per regime its chosen configuration was looked at in.
+    for (TimingRegime r : kTimingRegimes) {
+      if (has_finding(report, shape, GateCheck::speed, r)) {
+        add_case(shape, GateCheck::speed, fmt::format("{}_speed", regime_name(r)), r);
+      }
+    }
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);

@@ -1,15 +1,18 @@
 // The regression gate: compares a candidate sweep with a committed baseline of
 // the same kernel family. It fails when a variant that was bit-exact is not
 // proven exact again on at least the baseline's cases; when a shape's chosen
-// configuration got slower, hot or cold, beyond the baseline's noise and the
-// threshold (each time relative to the same run's copy, which cancels clock
-// drift); when the candidate's own figure is too noisy to judge; when a chosen
+// configuration got slower, in any regime the chooser's policy ranks by or
+// cold, beyond the baseline's noise and the threshold (each time relative to
+// the same run's copy, which cancels clock drift; the noise is the baseline's
+// own: the figure's spread and the run-to-run noise its sweep recorded, never
+// the candidate's); when the candidate's own figure is too noisy to judge; when a chosen
 // configuration or a whole shape disappeared, or a shape changed its
 // definition under the same name; and when the sweeps ran on different GPUs
 // (speed is then not compared) or against different reference recipes.
 // Everything else that changed is reported as a note.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +26,15 @@ struct GateOptions {
   double threshold = 0.05;
   // The configuration whose speed is gated, per shape name (from the heuristics
   // a serving framework uses). A shape not listed gates the baseline's fastest
-  // exact variant (fastest_exact_variant).
+  // exact variant in the first regime (fastest_exact_variant).
   std::map<std::string, std::string> chosen;
+  // The regimes gated: the chooser policy's (policy_regimes), then cold, which
+  // is always gated. The first ranks a shape not in `chosen`.
+  std::vector<TimingRegime> regimes = {TimingRegime::rotated, TimingRegime::cold};
 };
 
-// What one finding is about: the test cases the gate has per shape.
-enum class GateCheck { exactness, speed, cold_speed };
+// What one finding is about: the test cases the gate has per shape (speed per regime).
+enum class GateCheck { exactness, speed };
 
 enum class GateChange {
   lost_exactness,          // exact in the baseline, not proven exact in the candidate on as many cases: fail
@@ -62,6 +68,7 @@ struct GateFinding {
   std::string detail{};                     // the change's figures, briefly ("+12.0% (noise 2.0%)"); may be empty
   std::string message{};                    // why it failed, in a sentence (empty unless it did): the JUnit failure
   GateVerdict verdict = GateVerdict::pass;  // follows from `change`
+  std::optional<TimingRegime> regime{};     // the regime of a speed finding about a shape
 };
 
 struct GateReport {
@@ -74,8 +81,8 @@ struct GateReport {
   std::size_t count(GateChange change) const;
 };
 
-// The exact variant with the lowest hot median; nullptr when no exact variant was timed.
-const VariantResult* fastest_exact_variant(const ShapeResult& shape);
+// The exact variant with the lowest median in `regime`; nullptr when no exact variant was timed there.
+const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime);
 
 // Throws exactune::input_error when the families differ, or when
 // options.chosen names a variant the baseline does not have.
@@ -85,7 +92,8 @@ GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& cand
 std::string render_gate_table(const GateReport& report);
 // "gate: PASS: 0 lost exactness, 0 slower beyond noise, 3 within noise (threshold 5%)"
 std::string gate_summary_line(const GateReport& report);
-// One <testsuite name="exactune-gate">, a <testcase> per (shape, check).
+// One <testsuite name="exactune-gate">, a <testcase> per (shape, check):
+// "exactness", and "<regime>_speed" (rotated_speed, l2_resident_speed, cold_speed).
 std::string gate_junit_xml(const GateReport& report);
 
 }  // namespace exactune

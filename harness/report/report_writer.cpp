@@ -40,20 +40,28 @@ std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, co
 }
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
-                                    const FrameworkTimes& framework) {
+                                    const FrameworkTimes& framework, ChooserPolicy policy) {
   std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
+  ChooserOptions chooser;
+  chooser.policy = policy;
+  // Chosen before anything is written: a policy the sweep cannot serve leaves the folder as it was.
+  const Heuristics heuristics = choose_heuristics(results, chooser);
   write_sweep_file(results, files[0]);
-  const Heuristics heuristics = choose_heuristics(results);
   write_text_file(files[1], to_heuristics_yaml(heuristics));
   // The tables come from the file just written, exactly as emit-header makes them.
   for (const fs::path& f : write_generated_tables(files[1], directory)) files.push_back(f);
   files.push_back(directory / "summary.md");
   write_text_file(files.back(), summary_markdown(results, heuristics, targets, framework));
-  for (const HeatmapFile& h : summary_heatmaps(results)) {
+  for (const HeatmapFile& h : summary_heatmaps(results, policy_figure(policy))) {
     files.push_back(directory / h.file_name);
-    write_text_file(files.back(), heatmap_svg(results, h.size, h.shape));
+    write_text_file(files.back(), heatmap_svg(results, h.size, h.shape, policy_figure(policy)));
   }
   return files;
+}
+
+ChooserPolicy policy_beside(const fs::path& folder) {
+  const fs::path file = folder / "heuristics.yaml";
+  return fs::exists(file) ? load_heuristics_file(file.string()).policy : kDefaultPolicy;
 }
 
 }  // namespace exactune

@@ -11,15 +11,23 @@
 #include <vector>
 
 #include <exactune/results.hpp>
+#include "choose/heuristics.hpp"
 #include "choose/targets.hpp"
 #include "report/family_tables.hpp"
 #include "report/framework_times.hpp"
 
 namespace exactune {
 
-// Returns the files written, in the order above.
+// Returns the files written, in the order above. `policy` is the chooser's
+// (heuristics.yaml names it; summary.md ranks and draws by it).
 std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory,
-                                                 const Targets& targets = {}, const FrameworkTimes& framework = {});
+                                                 const Targets& targets = {}, const FrameworkTimes& framework = {},
+                                                 ChooserPolicy policy = kDefaultPolicy);
+
+// The policy of the heuristics.yaml in `folder`, so that regenerating reports
+// keeps the policy they were chosen by; kDefaultPolicy when there is none.
+// Throws exactune::input_error when the file is there and invalid.
+ChooserPolicy policy_beside(const std::filesystem::path& folder);
 
 // The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
 // from it alone: what `exactune emit-header` and the sweep both do.

@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <tuple>
@@ -18,12 +19,20 @@
 namespace exactune {
 namespace {
 
-const VariantResult* fastest_exact(const ShapeResult& shape) {
+// The fastest exact variant timed in `regime`.
+const VariantResult* fastest_exact(const ShapeResult& shape, TimingRegime regime) {
   const VariantResult* best = nullptr;
   for (const VariantResult& v : shape.variants) {
-    if (v.exact && v.hot && (best == nullptr || v.hot->median_us < best->hot->median_us)) best = &v;
+    const std::optional<Timing>& t = v.timing(regime);
+    if (v.exact && t && (best == nullptr || t->median_us < best->timing(regime)->median_us)) best = &v;
   }
   return best;
+}
+
+// The best exact variant as the chooser's policy ranks.
+const VariantResult* best_by_policy(const ShapeResult& shape, ChooserPolicy policy) {
+  const std::vector<const VariantResult*> ranked = ranked_by_policy(shape, policy);
+  return ranked.empty() ? nullptr : ranked.front();
 }
 
 int exact_count(const ShapeResult& shape) {
@@ -96,40 +105,74 @@ ParameterColumn parameter_column(const SweepResults& r, const KernelFamily& fami
   return column;
 }
 
+// "a / b / c": one figure in each regime, in kTimingRegimes' order.
+std::string per_regime(const std::function<std::optional<Timing>(TimingRegime)>& figure) {
+  std::vector<std::string> cells;
+  for (TimingRegime r : kTimingRegimes) cells.push_back(microseconds(figure(r)));
+  return fmt::format("{}", fmt::join(cells, " / "));
+}
+
+std::string mebibytes(std::int64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
+
+// The rotation's copies and working set, flagged where a limit kept it under twice the L2.
+std::string rotation_text(const ShapeResult& s, const DeviceRecord& d) {
+  if (!s.rotation) return kMissing;
+  const bool short_of_l2 = d.l2_bytes > 0 && s.rotation->working_set_bytes < 2 * d.l2_bytes;
+  return fmt::format("{} ({}{})", s.rotation->copies, mebibytes(s.rotation->working_set_bytes),
+                     short_of_l2 ? ", under 2× L2" : "");
+}
+
+// The run-to-run noise per regime, as the noise passes measured it.
+std::string noise_text(const ShapeResult& s) {
+  if (s.run_to_run_noise.empty()) return kMissing;
+  std::vector<std::string> cells;
+  int passes = 0;
+  for (TimingRegime r : kTimingRegimes) {
+    const RunToRunNoise* n = s.noise(r);
+    cells.push_back(n ? fmt::format("{:.1f}%", n->noise * 100) : kMissing);
+    if (n) passes = std::max(passes, n->passes);
+  }
+  return fmt::format("{} ({} passes)", fmt::join(cells, " / "), passes);
+}
+
 std::string shape_row(const ShapeResult& s, const Heuristics& h, const ParameterColumn& column,
-                      const FrameworkTimes& framework) {
-  const VariantResult* best = fastest_exact(s);
-  const std::optional<Timing> best_hot = best ? best->hot : std::nullopt;
+                      const FrameworkTimes& framework, const DeviceRecord& device) {
+  const VariantResult* best = best_by_policy(s, h.policy);
   const Shape& shape = s.shape;
-  const std::optional<Timing> best_cold = best ? best->cold : std::nullopt;
-  std::optional<Timing> framework_eager;
-  if (const std::optional<double> us = framework.eager(shape.name)) framework_eager = Timing{*us, *us, *us, 1};
+  std::optional<Timing> torch_eager;
+  if (const std::optional<double> us = framework.eager(shape.name)) torch_eager = Timing{*us, *us, *us, 1};
   std::vector<std::string> values;
   for (const std::string& name : column.shown) values.push_back(parameter_text(shape, name));
-  return fmt::format("| {} | ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} |\n",
-                     markdown_text(shape.name), markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
-                     microseconds(s.copy_hot), microseconds(s.eager_hot), microseconds(framework_eager),
-                     best ? code(best->variant) : kMissing, microseconds(best_hot), ratio(best_hot, s.copy_hot),
-                     ratio(s.eager_hot, best_hot, "×"), ratio(framework_eager, best_hot, "×"),
-                     microseconds(s.copy_cold), microseconds(best_cold), ratio(best_cold, s.copy_cold),
-                     chosen_for(h, shape), exact_count(s), s.variants.size());
+  std::string row = fmt::format("| {} | ({}) | {} | {} | {} | {} | {} |", markdown_text(shape.name),
+                                markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
+                                torch_eager ? microseconds(torch_eager) : "n/a",
+                                per_regime([&](TimingRegime r) { return s.reference_chain(r); }),
+                                best ? code(best->variant) : kMissing,
+                                per_regime([&](TimingRegime r) { return s.copy(r); }));
+  for (TimingRegime r : kTimingRegimes) {
+    const std::optional<Timing> figure = best ? best->timing(r) : std::nullopt;
+    row += fmt::format(" {} | {} |", microseconds(figure), ratio(figure, s.copy(r)));
+  }
+  return row + fmt::format(" {} | {} | {} | {}/{} |\n", rotation_text(s, device), noise_text(s),
+                           chosen_for(h, shape), exact_count(s), s.variants.size());
 }
 
 // Each target against the sweep: computed verdicts, with the reason recorded
 // for a miss (or a note that none was).
-std::string targets_section(const SweepResults& r, const Targets& targets) {
-  std::string out =
-      "## Targets\n\nFrom targets.yaml: the best exact variant's hot median over the copy's, at most. Cold "
-      "beside it.\n\n| shape | target | hot best/copy | cold best/copy | met | measured reason where missed |\n"
-      "|---|---:|---:|---:|---|---|\n";
+std::string targets_section(const SweepResults& r, const Targets& targets, TimingRegime regime) {
+  std::string out = fmt::format(
+      "## Targets\n\nFrom targets.yaml: the best exact variant's {0} median over the copy's, at most (the "
+      "policy's figure). Cold beside it.\n\n| shape | target | {0} best/copy | cold best/copy | met | measured "
+      "reason where missed |\n|---|---:|---:|---:|---|---|\n",
+      regime_label(regime));
   for (const ShapeTarget& t : targets.shapes) {
     const auto s = std::find_if(r.shapes.begin(), r.shapes.end(),
                                 [&](const ShapeResult& candidate) { return candidate.shape.name == t.shape; });
-    const VariantResult* best = s == r.shapes.end() ? nullptr : fastest_exact(*s);
+    const VariantResult* best = s == r.shapes.end() ? nullptr : fastest_exact(*s, regime);
     std::string hot = kMissing, cold = kMissing, met = "not swept", reason;
     if (s != r.shapes.end()) met = "not timed";
-    if (best && s->copy_hot && s->copy_hot->median_us > 0) {
-      const double hot_ratio = best->hot->median_us / s->copy_hot->median_us;
+    if (best && s->copy(regime) && s->copy(regime)->median_us > 0) {
+      const double hot_ratio = best->timing(regime)->median_us / s->copy(regime)->median_us;
       hot = fmt::format("{:.3f}", hot_ratio);
       if (best->cold && s->copy_cold && s->copy_cold->median_us > 0) {
         cold = fmt::format("{:.3f}", best->cold->median_us / s->copy_cold->median_us);
@@ -157,7 +200,7 @@ std::string not_exact_section(const SweepResults& r) {
 
 // Per shape and axis, the fastest exact variant with each value of that axis:
 // what each lever (every lever is an axis) is worth on this shape, measured.
-std::string axis_effects_section(const SweepResults& r) {
+std::string axis_effects_section(const SweepResults& r, TimingRegime regime) {
   std::vector<std::string> axes;
   for (const ShapeResult& s : r.shapes) {
     for (const VariantResult& v : s.variants) {
@@ -176,14 +219,15 @@ std::string axis_effects_section(const SweepResults& r) {
   for (const ShapeResult& s : r.shapes) {
     out += "| " + markdown_text(s.shape.name) + " |";
     for (const std::string& axis : axes) {
-      std::vector<std::pair<std::string, double>> best;  // value -> fastest hot median, in axis order
+      std::vector<std::pair<std::string, double>> best;  // value -> fastest median in the regime, in axis order
       for (const VariantResult& v : s.variants) {
-        if (!v.hot) continue;
+        const std::optional<Timing>& t = v.timing(regime);
+        if (!t) continue;
         for (const Param& p : v.params) {
           if (p.axis != axis) continue;
           auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
-          if (it == best.end()) best.emplace_back(p.value, v.hot->median_us);
-          else it->second = std::min(it->second, v.hot->median_us);
+          if (it == best.end()) best.emplace_back(p.value, t->median_us);
+          else it->second = std::min(it->second, t->median_us);
         }
       }
       std::string cell;
@@ -197,10 +241,10 @@ std::string axis_effects_section(const SweepResults& r) {
 
 }  // namespace
 
-std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results) {
+std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingRegime regime) {
   std::map<int, const ShapeResult*> largest;
   for (const ShapeResult& s : results.shapes) {
-    if (fastest_exact(s) == nullptr) continue;
+    if (fastest_exact(s, regime) == nullptr) continue;
     const ShapeResult*& current = largest[s.shape.size];
     if (current == nullptr || s.shape.rows() > current->shape.rows()) current = &s;
   }
@@ -222,31 +266,52 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   fmt::format_to(std::back_inserter(out), "Family `{}`, bit-exact with {}. Swept {} in {:.0f} s.\n\n", r.family,
                  r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe), r.created,
                  r.wall_s);
-  if (!r.timing.hot.empty()) {
+  const TimingRegime figure = policy_figure(h.policy);
+  if (!r.timing.l2_resident.empty() || !r.timing.rotated.empty()) {
+    const auto method = [](const std::string& text) {
+      return text.empty() ? std::string("not measured in this sweep (timed before the regime existed)")
+                          : markdown_text(text);
+    };
     fmt::format_to(std::back_inserter(out),
-                   "Times are medians in µs per launch. Hot: {}. Cold: {}. {} repetitions each. Copy: the same "
-                   "bytes copied, the roofline. Reference chain: exactune's replica of the framework's kernels, "
-                   "launched as the framework launches them: what every variant is verified against, timed in this "
-                   "sweep; it is not the framework itself. Framework eager: the framework's own chain on the same "
-                   "GPU under CUDA-graph replay, {}. What was tried to close the gap to the copy, with predictions "
-                   "and outcomes: NOTES.md, where present.\n\n",
-                   markdown_text(r.timing.hot), markdown_text(r.timing.cold), r.timing.repetitions,
-                   framework.source.empty() ? std::string("not measured (no runtime.json beside this GPU's reports)")
-                                            : "from " + markdown_text(framework.source));
+                   "Times are medians in µs per launch, in three regimes. Hot (rotated): {}; what serving sees, as "
+                   "its activations are not L2-resident. Hot (L2-resident): {}; a shape smaller than the L2 is "
+                   "timed from it. Cold: {}. {} repetitions each. Copy: the same bytes copied in the same regime, "
+                   "the roofline. Reference chain: exactune's replica of the framework's kernels, launched as the "
+                   "framework launches them: what every variant is verified against, timed in this sweep; it is not "
+                   "the framework itself. Torch eager: the framework's own chain on the same GPU under CUDA-graph "
+                   "replay of the same buffers (compare with hot (L2-resident)), {}. What was tried to close the gap "
+                   "to the copy, with predictions and outcomes: NOTES.md, where present.\n\n",
+                   method(r.timing.rotated), method(r.timing.l2_resident), method(r.timing.cold),
+                   r.timing.repetitions,
+                   framework.source.empty()
+                       ? std::string("n/a: not measured, as no runtime.json (the torch stage's times) lies beside "
+                                     "this GPU's reports")
+                       : "from " + markdown_text(framework.source) + " (n/a: a shape it did not measure)");
   }
+  fmt::format_to(std::back_inserter(out),
+                 "Policy `{}` (heuristics.yaml): best exact and chosen are ranked by {}. Rotation K: the copies of "
+                 "the inputs the rotated regime cycles through, the fewest whose bytes reach twice the L2 ({}), "
+                 "and their working set. Run-to-run noise: (max - min) / median of the figures over their pass's "
+                 "copy, across separate passes of this sweep; the gate's noise.\n\n",
+                 policy_name(h.policy),
+                 h.policy == ChooserPolicy::both
+                     ? std::string("the sum of the hot (rotated) and the cold figure, each over its copy")
+                     : std::string(regime_label(figure)),
+                 d.l2_bytes > 0 ? fmt::format("L2 {}", mebibytes(d.l2_bytes)) : std::string("L2 unknown"));
   if (!column.common.empty()) {
     fmt::format_to(std::back_inserter(out), "Every shape has {}.\n\n",
                    markdown_text(fmt::format("{}", fmt::join(column.common, ", "))));
   }
   fmt::format_to(std::back_inserter(out),
-                 "| shape | ({}) | rows | copy µs | reference chain µs | framework eager µs | best exact | best µs "
-                 "| best/copy | reference chain/best | framework eager/best | cold copy µs | cold best µs "
-                 "| cold best/copy | chosen | exact |\n"
-                 "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
+                 "| shape | ({}) | rows | torch eager µs | reference chain µs (rotated / L2-resident / cold) "
+                 "| best exact | copy µs (rotated / L2-resident / cold) | hot (rotated) µs | hot (rotated)/copy "
+                 "| hot (L2-resident) µs | hot (L2-resident)/copy | cold µs | cold/copy | rotation K "
+                 "| run-to-run noise (rotated / L2-resident / cold) | chosen | exact |\n"
+                 "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n",
                  markdown_text(fmt::format("{}", fmt::join(column.shown, ", "))));
   int exact = 0, total = 0;
   for (const ShapeResult& s : r.shapes) {
-    out += shape_row(s, h, column, framework);
+    out += shape_row(s, h, column, framework, d);
     exact += exact_count(s);
     total += static_cast<int>(s.variants.size());
   }
@@ -254,18 +319,19 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
                  "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
                  "heuristics.yaml for the shape's size ({}) and row count.\n\n",
                  exact, total, size);
-  if (!targets.shapes.empty()) out += targets_section(r, targets);
+  if (!targets.shapes.empty()) out += targets_section(r, targets, figure);
   out += "## Heatmaps\n\n";
-  const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r);
-  if (heatmaps.empty()) out += "No shape has a timed exact variant: timing needs a GPU.\n";
+  const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r, figure);
+  if (heatmaps.empty()) out += fmt::format("No shape has an exact variant timed {}: timing needs a GPU.\n", regime_label(figure));
   for (const HeatmapFile& f : heatmaps) {
-    fmt::format_to(std::back_inserter(out), "{} {}, {}:\n\n![hot median of {}]({})\n\n", size, f.size,
-                   markdown_text(f.shape), markdown_text(f.shape), f.file_name);
+    fmt::format_to(std::back_inserter(out), "{} {}, {}:\n\n![{} median of {}]({})\n\n", size, f.size,
+                   markdown_text(f.shape), regime_label(figure), markdown_text(f.shape), f.file_name);
   }
-  out += "## What each axis is worth\n\nPer shape and axis, the hot median (µs) of the fastest exact variant with "
-         "each value of the axis. Every speed lever is an axis, so this is each lever measured against all the "
-         "others in the same run.\n\n" +
-         axis_effects_section(r) + "\n";
+  out += fmt::format("## What each axis is worth\n\nPer shape and axis, the {} median (µs) of the fastest exact "
+                     "variant with each value of the axis. Every speed lever is an axis, so this is each lever "
+                     "measured against all the others in the same run.\n\n",
+                     regime_label(figure)) +
+         axis_effects_section(r, figure) + "\n";
   out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
   return out;
 }
@@ -302,16 +368,18 @@ std::string other_axes_label(const std::vector<Param>& params, const HeatmapAxes
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::map<CellKey, Cell> best_cells(const ShapeResult& s, const HeatmapAxes& axes) {
-  const double scale = s.copy_hot && s.copy_hot->median_us > 0 ? 1 / s.copy_hot->median_us : 1;
+std::map<CellKey, Cell> best_cells(const ShapeResult& s, const HeatmapAxes& axes, TimingRegime regime) {
+  const std::optional<Timing>& copy = s.copy(regime);
+  const double scale = copy && copy->median_us > 0 ? 1 / copy->median_us : 1;
   std::map<CellKey, Cell> cells;
   for (const VariantResult& v : s.variants) {
-    if (!v.exact || !v.hot || v.hot->median_us <= 0) continue;
+    const std::optional<Timing>& t = v.timing(regime);
+    if (!v.exact || !t || t->median_us <= 0) continue;
     const std::optional<std::string> panel = param_value(v.params, axes.panels);
     const std::optional<std::string> column = param_value(v.params, axes.columns);
     const std::optional<std::string> row = param_value(v.params, axes.rows);
     if (!panel || !column || !row) continue;  // not a variant of these axes: no cell to put it in
-    const double value = v.hot->median_us * scale;
+    const double value = t->median_us * scale;
     const auto [it, inserted] = cells.try_emplace({*panel, *column, *row});
     if (inserted || value < it->second.value) {
       it->second = {value, other_axes_label(v.params, axes)};
@@ -360,12 +428,13 @@ constexpr const char* kNoExactGrey = "#c8c8c8";
 // Draws the heatmap; `position` maps a value to 0 (fastest) .. 1 (slowest).
 class HeatmapSvg {
  public:
-  HeatmapSvg(const KernelFamily& family, const ShapeResult& s)
+  HeatmapSvg(const KernelFamily& family, const ShapeResult& s, TimingRegime regime)
       : family_(family),
         axes_(family.heatmap_axes()),
         shape_(s),
-        cells_(best_cells(s, axes_)),
-        ratio_(s.copy_hot && s.copy_hot->median_us > 0),
+        regime_(regime),
+        cells_(best_cells(s, axes_, regime)),
+        ratio_(s.copy(regime) && s.copy(regime)->median_us > 0),
         columns_(axis_values(family, axes_.columns)),
         rows_(axis_values(family, axes_.rows)),
         panels_(axis_values(family, axes_.panels)) {
@@ -402,7 +471,10 @@ class HeatmapSvg {
   }
 
  private:
-  std::string metric() const { return ratio_ ? "hot median / copy" : "hot median (µs)"; }
+  std::string metric() const {
+    return ratio_ ? fmt::format("{} median / copy", regime_label(regime_))
+                  : fmt::format("{} median (µs)", regime_label(regime_));
+  }
   std::string value_text(double v) const { return ratio_ ? fmt::format("{:.2f}×", v) : fmt::format("{:.2f} µs", v); }
 
   // Log scale: ratios between configurations matter, not differences.
@@ -483,6 +555,7 @@ class HeatmapSvg {
   const KernelFamily& family_;
   HeatmapAxes axes_;
   const ShapeResult& shape_;
+  TimingRegime regime_;
   std::map<CellKey, Cell> cells_;
   bool ratio_;
   std::vector<std::string> columns_, rows_, panels_;  // panels_: {""} for a single panel
@@ -491,10 +564,10 @@ class HeatmapSvg {
 
 }  // namespace
 
-std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name) {
+std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name, TimingRegime regime) {
   const KernelFamily& family = FamilyRegistry::find(results.family);
   for (const ShapeResult& s : results.shapes) {
-    if (s.shape.name == shape_name && s.shape.size == size) return HeatmapSvg(family, s).render();
+    if (s.shape.name == shape_name && s.shape.size == size) return HeatmapSvg(family, s, regime).render();
   }
   throw error(fmt::format("the sweep has no shape {} at {} {}", shape_name, family.size_parameter(), size));
 }

@@ -1,6 +1,9 @@
 // summary.md and its heatmaps: a sweep's results as a person reads them, per
-// shape the roofline (a copy of the same bytes), the eager chain, the best
-// exact variant and the chosen one; and where in the variant space the time goes.
+// shape torch's own eager time, the reference chain, the best exact variant by
+// the chooser's policy, the roofline (a copy of the same bytes), the best's
+// time hot (rotated), hot (L2-resident) and cold with its ratio to the copy,
+// the rotation and the run-to-run noise, and the chosen variant; and where in
+// the variant space the time goes.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,22 +22,24 @@ struct HeatmapFile {
   std::string file_name;  // "heatmap_<shape>.svg"
 };
 
-// Per size, the timed shape with the most rows (the first of equals): the
-// heatmaps summary_markdown links, for the caller to write with heatmap_svg.
-std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results);
+// Per size, the shape with the most rows (the first of equals) that has an
+// exact variant timed in `regime`: the heatmaps summary_markdown links (with
+// the policy's figure, policy_figure), for the caller to write with heatmap_svg.
+std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingRegime regime = TimingRegime::rotated);
 
-// With targets (targets.yaml), a section that sets each against the sweep;
-// with the framework's own times (runtime.json), its eager chain beside the
-// reference chain. The family the results name (FamilyRegistry) gives the
-// size parameter's name.
+// Ranked by the heuristics' policy. With targets (targets.yaml), a section that
+// sets each against the sweep; with the framework's own times (runtime.json),
+// torch's eager chain beside the reference chain ("n/a" without, and why).
+// The family the results name (FamilyRegistry) gives the size parameter's name.
 std::string summary_markdown(const SweepResults& results, const Heuristics& heuristics, const Targets& targets = {},
                              const FrameworkTimes& framework = {});
 
-// Hot median (as a multiple of the copy's, when the copy was timed) over the
-// family's heatmap axes (KernelFamily::heatmap_axes): columns x rows, one panel
-// per value of the panel axis; each cell the best exact variant over the other
-// axes, which its label names. Throws exactune::error when the sweep has no
-// such shape at that size.
-std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name);
+// The median in `regime` (as a multiple of the same regime's copy, when the
+// copy was timed) over the family's heatmap axes (KernelFamily::heatmap_axes):
+// columns x rows, one panel per value of the panel axis; each cell the best
+// exact variant over the other axes, which its label names. Throws
+// exactune::error when the sweep has no such shape at that size.
+std::string heatmap_svg(const SweepResults& results, int size, const std::string& shape_name,
+                        TimingRegime regime = TimingRegime::rotated);
 
 }  // namespace exactune

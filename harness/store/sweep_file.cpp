@@ -37,9 +37,10 @@ const ShapeResult* SweepResults::find(const std::string& name) const {
 namespace {
 
 // A timing is written two ways: a shape's figures as a flow map under one key
-// (`copy_us: {median: .., min: .., max: .., samples: ..}`), a variant's as flat
-// keys (`median_us`, ..., `cold_median_us`, ...) so a variant reads as one
-// block. Both spell their keys with timing_key(), the writer and the reader alike.
+// (`copy_rotated_us: {median: .., min: .., max: .., samples: ..}`), a variant's
+// as flat keys (`rotated_median_us`, ..., `cold_median_us`, ...) so a variant
+// reads as one block. Both spell their keys with timing_key(), the writer and
+// the reader alike.
 constexpr std::array<std::string_view, 4> kTimingFields = {"median", "min", "max", "samples"};
 
 std::string timing_key(std::string_view prefix, std::string_view field, std::string_view unit) {
@@ -49,10 +50,14 @@ std::string timing_key(std::string_view prefix, std::string_view field, std::str
 // The keys of a timing's flow map, and the prefixes of a variant's flat keys.
 constexpr std::string_view kFlowUnit = "";
 constexpr std::string_view kFlatUnit = "_us";
-constexpr std::string_view kHotPrefix = "";
-constexpr std::string_view kColdPrefix = "cold_";
-// Written for readers (median_us / copy median) and recomputed by whoever needs it.
-constexpr std::string_view kDerivedCopyRatio = "copy_ratio";
+// A variant's figure of a regime is spelled "<regime>_median_us", ...
+std::string flat_prefix(TimingRegime r) { return fmt::format("{}_", regime_name(r)); }
+// Format 1 had no rotated figure; its hot one (no prefix) was L2-resident.
+constexpr std::string_view kVersion1HotPrefix = "";
+constexpr std::string_view kVersion1ColdPrefix = "cold_";
+// Written for readers (a figure over its copy's, per regime) and recomputed by whoever needs it.
+constexpr std::string_view kDerivedCopyRatios = "copy_ratios";
+constexpr std::string_view kVersion1DerivedCopyRatio = "copy_ratio";
 
 // ---------------------------------------------------------------- writing
 
@@ -163,11 +168,14 @@ KeyValues device_fields(const DeviceRecord& d) {
 }
 
 KeyValues timing_method_fields(const TimingMethod& m) {
-  return {{"hot", yaml_string(m.hot)},
+  return {{"rotated", yaml_string(m.rotated)},
+          {"l2_resident", yaml_string(m.l2_resident)},
           {"cold", yaml_string(m.cold)},
           {"repetitions", fmt::format("{}", m.repetitions)},
-          {"max_spread", yaml_number(m.max_spread)}};
+          {"max_spread", yaml_number(m.max_spread)},
+          {"noise_passes", fmt::format("{}", m.noise_passes)}};
 }
+
 
 // Everything before the shapes.
 KeyValues header_fields(const SweepResults& r) {
@@ -181,14 +189,45 @@ KeyValues header_fields(const SweepResults& r) {
 }
 
 // The figures a shape carries about itself, each written only when measured.
-const std::array<std::pair<std::string_view, std::optional<Timing> ShapeResult::*>, 4> kShapeTimings = {{
-    {"copy_us", &ShapeResult::copy_hot},
+using ShapeTiming = std::optional<Timing> ShapeResult::*;
+const std::array<std::pair<std::string_view, ShapeTiming>, 6> kShapeTimings = {{
+    {"copy_rotated_us", &ShapeResult::copy_rotated},
+    {"copy_l2_resident_us", &ShapeResult::copy_l2_resident},
     {"copy_cold_us", &ShapeResult::copy_cold},
-    {"eager_us", &ShapeResult::eager_hot},
-    {"eager_cold_us", &ShapeResult::eager_cold},
+    {"reference_chain_rotated_us", &ShapeResult::reference_chain_rotated},
+    {"reference_chain_l2_resident_us", &ShapeResult::reference_chain_l2_resident},
+    {"reference_chain_cold_us", &ShapeResult::reference_chain_cold},
+}};
+// Format 1's: no rotated figures, "hot" L2-resident, and the reference chain called "eager".
+const std::array<std::pair<std::string_view, ShapeTiming>, 4> kVersion1ShapeTimings = {{
+    {"copy_us", &ShapeResult::copy_l2_resident},
+    {"copy_cold_us", &ShapeResult::copy_cold},
+    {"eager_us", &ShapeResult::reference_chain_l2_resident},
+    {"eager_cold_us", &ShapeResult::reference_chain_cold},
 }};
 
-void write_variant(YamlText& out, const VariantResult& v, const std::optional<Timing>& copy_hot) {
+KeyValues rotation_fields(const Rotation& r) {
+  return {{"copies", fmt::format("{}", r.copies)}, {"working_set_bytes", fmt::format("{}", r.working_set_bytes)}};
+}
+
+KeyValues noise_fields(const RunToRunNoise& n) {
+  return {{"noise", yaml_number(n.noise)},
+          {"passes", fmt::format("{}", n.passes)},
+          {"variants", fmt::format("{}", n.variants)}};
+}
+
+// `run_to_run_noise: {rotated: {noise: .., passes: .., variants: ..}, ...}`, in regime order.
+std::string noise_map(const std::vector<RunToRunNoise>& noises) {
+  KeyValues by_regime;
+  for (TimingRegime r : kTimingRegimes) {
+    for (const RunToRunNoise& n : noises) {
+      if (n.regime == r) by_regime.emplace_back(std::string(regime_name(r)), flow_map(noise_fields(n)));
+    }
+  }
+  return flow_map(by_regime);
+}
+
+void write_variant(YamlText& out, const VariantResult& v, const ShapeResult& shape) {
   constexpr int kIndent = 8;
   out.item(kIndent - 2, "variant", yaml_string(v.variant));
   KeyValues params;
@@ -200,11 +239,17 @@ void write_variant(YamlText& out, const VariantResult& v, const std::optional<Ti
   out.field(kIndent, "cases", fmt::format("\"{}/{}\"", v.cases_passed, v.cases_total));
   if (!v.failure_kind.empty()) out.field(kIndent, "failure_kind", yaml_string(v.failure_kind));
   if (!v.failure.empty()) out.field(kIndent, "failure", yaml_string(v.failure));
-  if (v.hot) out.fields(kIndent, timing_fields(*v.hot, kHotPrefix, kFlatUnit));
-  if (v.cold) out.fields(kIndent, timing_fields(*v.cold, kColdPrefix, kFlatUnit));
-  if (v.hot && copy_hot && copy_hot->median_us > 0) {
-    out.field(kIndent, kDerivedCopyRatio, fmt::format("{:.3f}", v.hot->median_us / copy_hot->median_us));
+  KeyValues ratios;
+  for (TimingRegime r : kTimingRegimes) {
+    const std::optional<Timing>& t = v.timing(r);
+    if (!t) continue;
+    out.fields(kIndent, timing_fields(*t, flat_prefix(r), kFlatUnit));
+    const std::optional<Timing>& copy = shape.copy(r);
+    if (copy && copy->median_us > 0) {
+      ratios.emplace_back(std::string(regime_name(r)), fmt::format("{:.3f}", t->median_us / copy->median_us));
+    }
   }
+  if (!ratios.empty()) out.field(kIndent, kDerivedCopyRatios, flow_map(ratios));
 }
 
 // A shape's fields after its name and before its timings: its model, its
@@ -221,15 +266,17 @@ void write_shape(YamlText& out, const ShapeResult& s) {
   constexpr int kIndent = 4;
   out.item(kIndent - 2, "name", yaml_string(s.shape.name));
   out.fields(kIndent, shape_fields(s));
+  if (s.rotation) out.field(kIndent, "rotation", flow_map(rotation_fields(*s.rotation)));
   for (const auto& [key, member] : kShapeTimings) {
     if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, flow_map(timing_fields(*t, "", kFlowUnit)));
   }
+  if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
   if (s.variants.empty()) {
     out.field(kIndent, "variants", "[]");
     return;
   }
   out.line("    variants:");
-  for (const VariantResult& v : s.variants) write_variant(out, v, s.copy_hot);
+  for (const VariantResult& v : s.variants) write_variant(out, v, s);
 }
 
 // ---------------------------------------------------------------- reading
@@ -285,18 +332,30 @@ void read_cases(const Value& value, VariantResult& v) {
   }
 }
 
-Keys variant_keys() {
+// A variant's timing keys, per regime: its flat prefix in the file's format
+// (format 1 has no rotated figure).
+std::vector<std::pair<TimingRegime, std::string>> variant_timing_prefixes(int version) {
+  if (version == 1) {
+    return {{TimingRegime::l2_resident, std::string(kVersion1HotPrefix)},
+            {TimingRegime::cold, std::string(kVersion1ColdPrefix)}};
+  }
+  std::vector<std::pair<TimingRegime, std::string>> prefixes;
+  for (TimingRegime r : kTimingRegimes) prefixes.emplace_back(r, flat_prefix(r));
+  return prefixes;
+}
+
+Keys variant_keys(int version) {
   Keys keys = {"variant", "params", "registers", "spill_bytes", "exact", "cases", "failure_kind", "failure"};
-  for (std::string_view prefix : {kHotPrefix, kColdPrefix}) {
+  for (const auto& [regime, prefix] : variant_timing_prefixes(version)) {
     for (std::string& key : timing_keys(prefix, kFlatUnit)) keys.push_back(std::move(key));
   }
-  keys.emplace_back(kDerivedCopyRatio);  // allowed, and not read
+  keys.emplace_back(version == 1 ? kVersion1DerivedCopyRatio : kDerivedCopyRatios);  // allowed, and not read
   return keys;
 }
 
-VariantResult read_variant(const Value& item) {
-  static const Keys kKeys = variant_keys();
-  const Fields f = item.map("a variant", kKeys);
+VariantResult read_variant(const Value& item, int version) {
+  const Keys keys = variant_keys(version);
+  const Fields f = item.map("a variant", keys);
   VariantResult v;
   v.variant = f["variant"].text();
   for (const Value& param : f["params"].map("params", {}).all()) v.params.push_back({param.key(), param.text()});
@@ -306,8 +365,7 @@ VariantResult read_variant(const Value& item) {
   read_cases(f["cases"], v);
   if (auto kind = f.optional("failure_kind")) v.failure_kind = kind->text();
   if (auto failure = f.optional("failure")) v.failure = failure->text();
-  v.hot = read_flat_timing(f, kHotPrefix);
-  v.cold = read_flat_timing(f, kColdPrefix);
+  for (const auto& [regime, prefix] : variant_timing_prefixes(version)) v.timing(regime) = read_flat_timing(f, prefix);
   return v;
 }
 
@@ -316,15 +374,53 @@ void check_unique(std::set<std::string>& seen, const std::string& name, const Va
   if (!seen.insert(name).second) item.source().fail(item.line(), "{} '{}' appears twice", what, name);
 }
 
+// A shape's timing keys in the file's format.
+std::vector<std::pair<std::string_view, ShapeTiming>> shape_timings(int version) {
+  if (version == 1) return {kVersion1ShapeTimings.begin(), kVersion1ShapeTimings.end()};
+  return {kShapeTimings.begin(), kShapeTimings.end()};
+}
+
 // The keys of a shape of `family`: shape_fields() with the family's parameters.
-Keys shape_keys(const KernelFamily& family) {
+Keys shape_keys(const KernelFamily& family, int version) {
   ShapeResult prototype;
   for (const ParameterSpec& spec : family.shape_parameters()) prototype.shape.parameters.push_back({spec.name});
   Keys keys = keys_of(shape_fields(prototype));
   keys.insert(keys.begin(), "name");
-  for (const auto& [key, member] : kShapeTimings) keys.emplace_back(key);
+  for (const auto& [key, member] : shape_timings(version)) keys.emplace_back(key);
+  if (version > 1) {
+    keys.emplace_back("rotation");
+    keys.emplace_back("run_to_run_noise");
+  }
   keys.emplace_back("variants");
   return keys;
+}
+
+Rotation read_rotation(const Value& value) {
+  const Fields f = value.map("rotation", keys_of(rotation_fields({})));
+  Rotation r;
+  r.copies = f["copies"].integer<int>();
+  r.working_set_bytes = f["working_set_bytes"].integer<std::int64_t>();
+  if (r.copies < 1) value.source().fail(value.line(), "rotation: copies must be at least 1, got {}", r.copies);
+  return r;
+}
+
+std::vector<RunToRunNoise> read_noise(const Value& value) {
+  Keys regimes;
+  for (TimingRegime r : kTimingRegimes) regimes.emplace_back(regime_name(r));
+  std::vector<RunToRunNoise> noises;
+  for (const Value& entry : value.map("run_to_run_noise", regimes).all()) {
+    const Fields f = entry.map(entry.key(), keys_of(noise_fields({})));
+    RunToRunNoise n;
+    n.regime = *regime_named(entry.key());
+    n.noise = f["noise"].real();
+    n.passes = f["passes"].integer<int>();
+    n.variants = f["variants"].integer<int>();
+    if (!(n.noise >= 0) || !std::isfinite(n.noise)) {
+      entry.source().fail(entry.line(), "run_to_run_noise: {} noise must be a number >= 0", entry.key());
+    }
+    noises.push_back(n);
+  }
+  return noises;
 }
 
 // The shape's parameters as the family declares them (a missing one takes its
@@ -351,19 +447,23 @@ void read_parameters(const Fields& f, const Value& item, const KernelFamily& fam
   }
 }
 
-ShapeResult read_shape(const Value& item, const KernelFamily& family, const Keys& keys) {
+ShapeResult read_shape(const Value& item, const KernelFamily& family, const Keys& keys, int version) {
   const Fields f = item.map("a shape", keys);
   ShapeResult s;
   s.shape.name = f["name"].text();
   s.shape.model = f["model"].text();
   read_parameters(f, item, family, s.shape);
   s.bytes_moved = f["bytes_moved"].integer<std::int64_t>();
-  for (const auto& [key, member] : kShapeTimings) {
-    if (const std::optional<Value> timing = f.optional(key)) s.*member = read_flow_timing(*timing);
+  for (const auto& [key, member] : shape_timings(version)) {
+    if (const std::optional<Value> timing = f.optional(std::string(key))) s.*member = read_flow_timing(*timing);
+  }
+  if (version > 1) {
+    if (const std::optional<Value> rotation = f.optional("rotation")) s.rotation = read_rotation(*rotation);
+    if (const std::optional<Value> noise = f.optional("run_to_run_noise")) s.run_to_run_noise = read_noise(*noise);
   }
   std::set<std::string> names;
   for (const Value& variant_item : f["variants"].list()) {
-    s.variants.push_back(read_variant(variant_item));
+    s.variants.push_back(read_variant(variant_item, version));
     check_unique(names, s.variants.back().variant, variant_item, fmt::format("in shape '{}', variant", s.shape.name));
   }
   return s;
@@ -384,13 +484,25 @@ DeviceRecord read_device(const Value& value) {
   return d;
 }
 
-TimingMethod read_timing_method(const Value& value) {
+TimingMethod read_timing_method(const Value& value, int version) {
+  if (version == 1) {
+    // Format 1's hot figure was the L2-resident one; it had no rotated regime and no noise passes.
+    const Fields f = value.map("timing", {"hot", "cold", "repetitions", "max_spread"});
+    TimingMethod m;
+    m.l2_resident = f["hot"].text();
+    m.cold = f["cold"].text();
+    m.repetitions = f["repetitions"].integer<int>();
+    m.max_spread = f["max_spread"].real();
+    return m;
+  }
   const Fields f = value.map("timing", keys_of(timing_method_fields({})));
   TimingMethod m;
-  m.hot = f["hot"].text();
+  m.rotated = f["rotated"].text();
+  m.l2_resident = f["l2_resident"].text();
   m.cold = f["cold"].text();
   m.repetitions = f["repetitions"].integer<int>();
   m.max_spread = f["max_spread"].real();
+  m.noise_passes = f["noise_passes"].integer<int>();
   return m;
 }
 
@@ -401,6 +513,9 @@ std::string to_sweep_yaml(const SweepResults& results) {
   out.line(
       fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
                   comment_safe(results.device.name)));
+  out.line("# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
+           "replayed),");
+  out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
   out.fields(0, header_fields(results));
   if (results.shapes.empty()) {
     out.field(0, "shapes", "[]");
@@ -416,10 +531,11 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   const YAML::Node root = strict_yaml::load_document(
       text, source, fmt::format("a map that starts with 'exactune_sweep: {}'", kSweepFormatVersion));
   // The version first: another version may well have other keys.
-  const Value version = Fields(source, root, line_of(root), "the top level", {})["exactune_sweep"];
-  if (version.integer<int>() != kSweepFormatVersion) {
-    source.fail(version.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {})",
-                version.integer<int>(), kSweepFormatVersion);
+  const Value version_value = Fields(source, root, line_of(root), "the top level", {})["exactune_sweep"];
+  const int version = version_value.integer<int>();
+  if (version != kSweepFormatVersion && version != kOldestSweepFormatVersion) {
+    source.fail(version_value.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {} and {})",
+                version, kOldestSweepFormatVersion, kSweepFormatVersion);
   }
   Keys top_keys = keys_of(header_fields({}));
   top_keys.emplace_back("shapes");
@@ -434,15 +550,15 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   } catch (const input_error& e) {
     source.fail(family_name.line(), "family: {}", e.what());
   }
-  const Keys keys = shape_keys(*family);
+  const Keys keys = shape_keys(*family, version);
   results.reference_recipe = top["reference_recipe"].text();
   results.created = top["created"].text();
   results.wall_s = top["wall_s"].real();
   results.device = read_device(top["gpu"]);
-  results.timing = read_timing_method(top["timing"]);
+  results.timing = read_timing_method(top["timing"], version);
   std::set<std::string> names;
   for (const Value& item : top["shapes"].list()) {
-    results.shapes.push_back(read_shape(item, *family, keys));
+    results.shapes.push_back(read_shape(item, *family, keys, version));
     check_unique(names, results.shapes.back().shape.name, item, "shape");
   }
   return results;

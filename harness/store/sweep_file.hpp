@@ -11,11 +11,15 @@
 
 namespace exactune {
 
-// The version of the format, written as `exactune_sweep: 1`; a reader refuses others.
-inline constexpr int kSweepFormatVersion = 1;
+// The version of the format, written as `exactune_sweep: 2`. Version 1 is
+// still read: it had no rotated figures, its hot figures were L2-resident and
+// its reference chain was called "eager". A reader refuses any other.
+inline constexpr int kSweepFormatVersion = 2;
+inline constexpr int kOldestSweepFormatVersion = 1;
 
 // A shape is written as its name, model, parameters (in its family's order, as
-// a shape file spells them), bytes moved and timings.
+// a shape file spells them), bytes moved, its rotation, its timings in every
+// regime and its run-to-run noise.
 std::string to_sweep_yaml(const SweepResults& results);
 
 // Reads a sweep file's text; `source` names it in error messages. The file's

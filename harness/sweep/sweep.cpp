@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <tuple>
 
 #include "backends/gpu/device_info.hpp"
 #include <exactune/error.hpp>
@@ -34,34 +35,48 @@ std::string utc_now() {
   return text;
 }
 
-// Times one shape: the copy and the eager chain, then every exact variant.
+// Times one shape in every regime: the copy, the reference chain and exact
+// variants. Holds the rotation's copies of the timing case's workload (copy 0
+// is the one the L2-resident and cold figures use), all made from the same
+// seed, so every copy holds the same inputs.
 class ShapeTimer {
  public:
-  ShapeTimer(Timer& timer, Workload& workload, const std::string& shape)
-      : timer_(timer), workload_(workload), shape_(shape) {}
+  ShapeTimer(Timer& timer, std::vector<std::unique_ptr<Workload>> workloads, const std::string& shape)
+      : timer_(timer), workloads_(std::move(workloads)), shape_(shape) {}
 
-  void time_baselines(ShapeResult& result) {
-    result.copy_hot = timer_.hot(shape_ + "/copy", [&] { workload_.launch_copy(); }).timing;
-    result.copy_cold = timer_.cold(shape_ + "/copy", [&] { workload_.launch_copy(); }).timing;
-    result.eager_hot = timer_.hot(shape_ + "/eager", [&] { workload_.launch_reference(); }).timing;
-    result.eager_cold = timer_.cold(shape_ + "/eager", [&] { workload_.launch_reference(); }).timing;
+  Measurement copy(TimingRegime regime) {
+    return measure(regime, "copy", [](Workload& w) { w.launch_copy(); });
   }
-
-  // Returns the hot samples, for merging with a later re-timing.
-  std::vector<double> time_variant(const LoadedKernel& kernel, const Variant& variant, VariantResult& result,
-                                   bool with_cold) {
-    const std::string name = shape_ + "/" + variant.name;
-    Measurement hot = timer_.hot(name, [&] { workload_.launch_variant(kernel, variant); });
-    result.hot = hot.timing;
-    if (with_cold) result.cold = timer_.cold(name, [&] { workload_.launch_variant(kernel, variant); }).timing;
-    return hot.samples_us;
+  Measurement reference_chain(TimingRegime regime) {
+    return measure(regime, "reference_chain", [](Workload& w) { w.launch_reference(); });
+  }
+  Measurement variant(TimingRegime regime, const LoadedKernel& kernel, const Variant& variant) {
+    return measure(regime, variant.name, [&](Workload& w) { w.launch_variant(kernel, variant); });
   }
 
  private:
+  Measurement measure(TimingRegime regime, const std::string& what, const std::function<void(Workload&)>& launch) {
+    return timer_.measure(regime, shape_ + "/" + what, static_cast<int>(workloads_.size()),
+                          [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); });
+  }
+
   Timer& timer_;
-  Workload& workload_;
+  std::vector<std::unique_ptr<Workload>> workloads_;
   std::string shape_;
 };
+
+// The `top_n` exact variants of `s` with the lowest median in `regime`, fastest first.
+std::vector<VariantResult*> fastest_timed(ShapeResult& s, TimingRegime regime, int top_n) {
+  std::vector<VariantResult*> ranked;
+  for (VariantResult& v : s.variants) {
+    if (v.exact && v.timing(regime) && v.timing(regime)->median_us > 0) ranked.push_back(&v);
+  }
+  std::sort(ranked.begin(), ranked.end(), [&](const VariantResult* a, const VariantResult* b) {
+    return std::tie(a->timing(regime)->median_us, a->variant) < std::tie(b->timing(regime)->median_us, b->variant);
+  });
+  ranked.resize(std::min<std::size_t>(ranked.size(), static_cast<std::size_t>(std::max(0, top_n))));
+  return ranked;
+}
 
 const VariantBuild* find_build(const VerifyStageResult& verified, int size, const std::string& variant) {
   for (const VariantBuild& b : verified.builds) {
@@ -131,63 +146,124 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
 
   Timer timer(backend, options.timer);
   results.timing = timer.method();
+  results.timing.noise_passes = options.noise_passes;
   std::size_t to_time = 0, timed = 0;
   for (const ShapeResult& s : results.shapes) {
     to_time += 1 + std::count_if(s.variants.begin(), s.variants.end(), [](const VariantResult& v) { return v.exact; });
   }
-  std::map<std::pair<std::string, std::string>, std::vector<double>> hot_samples;
   std::map<std::string, std::unique_ptr<LoadedKernel>> loaded;
   auto kernel_for = [&](const VariantBuild& build) -> const LoadedKernel& {
     auto& k = loaded[build.outcome.kernel.name];
     if (!k) k = backend.load(build.outcome.kernel);
     return *k;
   };
-
-  for (ShapeResult& s : results.shapes) {
+  // The shape's timer over its rotation's copies of the timing case, all from one seed.
+  auto shape_timer = [&](const ShapeResult& s) {
     const InputCase timing_case = family.timing_case(s.shape);
-    std::unique_ptr<Workload> workload =
-        family.make_workload(backend, support, s.shape, timing_case, case_seed(options.seed, s.shape.name, timing_case.name));
-    ShapeTimer shape_timer(timer, *workload, s.shape.name);
-    shape_timer.time_baselines(s);
-    progress({"time", ++timed, to_time, s.shape.name + " copy and eager"});
+    const std::uint64_t seed = case_seed(options.seed, s.shape.name, timing_case.name);
+    std::vector<std::unique_ptr<Workload>> workloads;
+    const int copies = s.rotation ? s.rotation->copies : 1;
+    for (int i = 0; i < copies; ++i) {
+      workloads.push_back(family.make_workload(backend, support, s.shape, timing_case, seed));
+    }
+    return ShapeTimer(timer, std::move(workloads), s.shape.name);
+  };
+
+  // Samples per (shape, variant, regime), for merging with a later re-timing.
+  std::map<std::tuple<std::string, std::string, TimingRegime>, std::vector<double>> samples;
+  for (ShapeResult& s : results.shapes) {
+    s.rotation = plan_rotation(s.bytes_moved, results.device.l2_bytes).rotation;
+    ShapeTimer timer_of_shape = shape_timer(s);
+    for (TimingRegime regime : kTimingRegimes) {
+      s.copy(regime) = timer_of_shape.copy(regime).timing;
+      s.reference_chain(regime) = timer_of_shape.reference_chain(regime).timing;
+    }
+    progress({"time", ++timed, to_time, s.shape.name + " copy and reference chain"});
     for (VariantResult& v : s.variants) {
       if (!v.exact) continue;
       const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
       try {
-        hot_samples[{s.shape.name, v.variant}] = shape_timer.time_variant(kernel_for(*build), build->variant, v, true);
+        for (TimingRegime regime : kTimingRegimes) {
+          Measurement m = timer_of_shape.variant(regime, kernel_for(*build), build->variant);
+          v.timing(regime) = m.timing;
+          samples[{s.shape.name, v.variant, regime}] = std::move(m.samples_us);
+        }
       } catch (const std::exception& e) {
         v.failure = fmt::format("timing failed: {}", e.what());
+        for (TimingRegime regime : kTimingRegimes) v.timing(regime).reset();
       }
       progress({"time", ++timed, to_time, s.shape.name + " " + v.variant});
     }
   }
 
-  // The fastest few of each shape, timed again in reverse order, their samples
-  // merged: a winner must hold up over two separate measurements.
+  // The fastest few of each shape in each regime the chooser ranks by, timed
+  // again in reverse order, their samples merged: a winner must hold up over
+  // two separate measurements.
   std::size_t retimed = 0;
-  const std::size_t to_retime = results.shapes.size() * options.retime_top;
+  const std::size_t to_retime = results.shapes.size() * options.retime_top * options.retime_regimes.size();
   for (ShapeResult& s : results.shapes) {
-    std::vector<VariantResult*> ranked;
-    for (VariantResult& v : s.variants) {
-      if (v.hot) ranked.push_back(&v);
+    const bool any_timed = std::any_of(options.retime_regimes.begin(), options.retime_regimes.end(),
+                                       [&](TimingRegime regime) { return !fastest_timed(s, regime, 1).empty(); });
+    if (!any_timed) continue;  // making its workloads would time nothing
+    ShapeTimer timer_of_shape = shape_timer(s);
+    for (TimingRegime regime : options.retime_regimes) {
+      const std::vector<VariantResult*> ranked = fastest_timed(s, regime, options.retime_top);
+      for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) {
+        VariantResult& v = **it;
+        const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
+        std::vector<double>& merged = samples[{s.shape.name, v.variant, regime}];
+        const Measurement more = timer_of_shape.variant(regime, kernel_for(*build), build->variant);
+        merged.insert(merged.end(), more.samples_us.begin(), more.samples_us.end());
+        v.timing(regime) = timing_from_samples(merged);
+        progress({"re-time", ++retimed, to_retime, fmt::format("{} {} {}", s.shape.name, v.variant, regime_name(regime))});
+      }
     }
-    std::sort(ranked.begin(), ranked.end(),
-              [](const VariantResult* a, const VariantResult* b) { return a->hot->median_us < b->hot->median_us; });
-    ranked.resize(std::min<std::size_t>(ranked.size(), options.retime_top));
-    if (ranked.empty()) continue;
-    const InputCase timing_case = family.timing_case(s.shape);
-    std::unique_ptr<Workload> workload =
-        family.make_workload(backend, support, s.shape, timing_case, case_seed(options.seed, s.shape.name, timing_case.name));
-    ShapeTimer shape_timer(timer, *workload, s.shape.name);
-    for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) {
-      VariantResult& v = **it;
-      const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
-      VariantResult again = v;
-      std::vector<double>& samples = hot_samples[{s.shape.name, v.variant}];
-      const std::vector<double> more = shape_timer.time_variant(kernel_for(*build), build->variant, again, false);
-      samples.insert(samples.end(), more.begin(), more.end());
-      v.hot = timing_from_samples(samples);
-      progress({"re-time", ++retimed, to_retime, s.shape.name + " " + v.variant});
+  }
+
+  // Run-to-run noise: passes over every shape after the main timing, each
+  // re-measuring the copy and the fastest few in every regime. The main
+  // timing is the first pass; each figure is taken against its own pass's copy.
+  if (options.noise_passes > 0) {
+    // Per (shape, regime): the variants re-measured, and each one's copy-relative figure per pass.
+    std::map<std::pair<std::string, TimingRegime>, std::map<std::string, std::vector<double>>> ratios;
+    for (ShapeResult& s : results.shapes) {
+      for (TimingRegime regime : kTimingRegimes) {
+        const std::optional<Timing>& copy = s.copy(regime);
+        if (!copy || copy->median_us <= 0) continue;
+        for (VariantResult* v : fastest_timed(s, regime, options.noise_variants)) {
+          ratios[{s.shape.name, regime}][v->variant].push_back(v->timing(regime)->median_us / copy->median_us);
+        }
+      }
+    }
+    std::size_t measured = 0;
+    const std::size_t to_measure = results.shapes.size() * static_cast<std::size_t>(options.noise_passes);
+    for (int pass = 0; pass < options.noise_passes; ++pass) {
+      for (ShapeResult& s : results.shapes) {
+        progress({"noise", ++measured, to_measure, fmt::format("pass {} {}", pass + 1, s.shape.name)});
+        bool any = false;
+        for (TimingRegime regime : kTimingRegimes) any = any || ratios.contains({s.shape.name, regime});
+        if (!any) continue;
+        ShapeTimer timer_of_shape = shape_timer(s);
+        for (TimingRegime regime : kTimingRegimes) {
+          const auto found = ratios.find({s.shape.name, regime});
+          if (found == ratios.end()) continue;
+          const double copy_us = timer_of_shape.copy(regime).timing.median_us;
+          for (auto& [variant, per_pass] : found->second) {
+            const VariantBuild* build = find_build(verified, s.shape.size, variant);
+            const double us = timer_of_shape.variant(regime, kernel_for(*build), build->variant).timing.median_us;
+            per_pass.push_back(us / copy_us);
+          }
+        }
+      }
+    }
+    for (ShapeResult& s : results.shapes) {
+      for (TimingRegime regime : kTimingRegimes) {
+        const auto found = ratios.find({s.shape.name, regime});
+        if (found == ratios.end()) continue;
+        RunToRunNoise noise{regime, 0, options.noise_passes + 1, static_cast<int>(found->second.size())};
+        for (const auto& [variant, per_pass] : found->second) noise.noise = std::max(noise.noise, relative_range(per_pass));
+        s.run_to_run_noise.push_back(noise);
+      }
     }
   }
   results.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,8 +1,11 @@
 // The sweep on a GPU: compile -> verify -> time -> results. Every variant of
 // every shape gets a record: its resources, its exactness (with the first
-// failure), and, when exact, its hot and cold timings next to the copy roofline
-// and the eager chain measured in the same run. The fastest few of each shape
-// are timed again before anyone chooses among them.
+// failure), and, when exact, its timings in each regime (rotated, L2-resident,
+// cold) next to the copy roofline and the reference chain measured in the same
+// run. The fastest few of each shape are timed again, in the regimes the
+// chooser ranks by, before anyone chooses among them; then separate passes
+// re-measure the copy and the fastest few in every regime, and the shape
+// records how far apart the passes were (RunToRunNoise): the gate's noise.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,13 +15,14 @@
 #include "compile/compile_cache.hpp"
 #include "backends/gpu/gpu_backend.hpp"
 #include <exactune/results.hpp>
+#include "time/rotation.hpp"
 #include "time/timer.hpp"
 #include "verify/verify_stage.hpp"
 
 namespace exactune {
 
 struct SweepProgress {
-  std::string stage;  // "compile+verify", "time", "re-time"
+  std::string stage;  // "verify", "time", "re-time", "noise"
   std::size_t done = 0;
   std::size_t total = 0;
   std::string detail;
@@ -30,6 +34,10 @@ struct SweepOptions {
   int jobs = 0;
   TimerOptions timer;
   int retime_top = 3;  // contenders per shape timed again before choosing
+  // The regimes the chooser ranks by (its policy's): where contenders are timed again.
+  std::vector<TimingRegime> retime_regimes = {TimingRegime::rotated};
+  int noise_passes = 2;    // separate passes for RunToRunNoise; 0: none
+  int noise_variants = 3;  // the fastest exact variants per shape and regime each pass re-measures
   std::function<void(const SweepProgress&)> on_progress;
 };
 

@@ -18,6 +18,11 @@ Timing timing_from_samples(std::vector<double> samples_us) {
   return t;
 }
 
+double relative_range(std::vector<double> values) {
+  if (values.size() < 2) return 0;
+  return timing_from_samples(std::move(values)).spread();
+}
+
 std::vector<double> samples_until_steady(const std::function<std::vector<double>()>& attempt, int max_attempts,
                                          double max_spread) {
   std::vector<double> all;

@@ -11,6 +11,10 @@ namespace exactune {
 // Timing over the samples (microseconds each); samples = their count.
 Timing timing_from_samples(std::vector<double> samples_us);
 
+// (max - min) / median of `values`: how far apart repeated figures are,
+// relative; 0 for fewer than two values or a median that is not positive.
+double relative_range(std::vector<double> values);
+
 // Runs `attempt` (one set of repetitions, microseconds each) until an attempt
 // is steady (its own spread at most max_spread) or max_attempts have run, and
 // returns every sample of every attempt. The figure is their median: keeping

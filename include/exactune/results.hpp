@@ -1,10 +1,14 @@
 // Results: one record per (shape, variant) of a sweep, plus what was measured
-// around them (the GPU, the copy roofline, the eager chain). Written to and read
-// from sweep.yaml (sweep_file.hpp); the reports and the gate read nothing else.
+// around them (the GPU, the copy roofline, the reference chain, the rotation
+// of the hot figure and the run-to-run noise), each figure in three timing
+// regimes. Written to and read from sweep.yaml (sweep_file.hpp); the reports
+// and the gate read nothing else.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <exactune/family.hpp>
@@ -35,11 +39,56 @@ struct Timing {
   double spread() const { return median_us > 0 ? (max_us - min_us) / median_us : 0; }
 };
 
+// How a figure was timed (timer.hpp). Serving runs activations that are not in
+// L2, so the L2-resident figure alone flatters whatever fits there.
+//   rotated:     CUDA-graph replay cycling through copies of the inputs whose
+//                working set exceeds twice the L2 (Rotation): hot, not L2-resident
+//   l2_resident: CUDA-graph replay of the same buffers: what stays in L2 stays hot
+//   cold:        L2 flushed before each launch
+enum class TimingRegime { rotated, l2_resident, cold };
+inline constexpr std::array<TimingRegime, 3> kTimingRegimes = {TimingRegime::rotated, TimingRegime::l2_resident,
+                                                               TimingRegime::cold};
+
+// "rotated", "l2_resident", "cold": how files spell the regime.
+constexpr std::string_view regime_name(TimingRegime r) {
+  return r == TimingRegime::rotated ? "rotated" : r == TimingRegime::l2_resident ? "l2_resident" : "cold";
+}
+// "hot (rotated)", "hot (L2-resident)", "cold": how reports label it.
+constexpr std::string_view regime_label(TimingRegime r) {
+  return r == TimingRegime::rotated ? "hot (rotated)" : r == TimingRegime::l2_resident ? "hot (L2-resident)" : "cold";
+}
+inline std::optional<TimingRegime> regime_named(std::string_view name) {
+  for (TimingRegime r : kTimingRegimes) {
+    if (regime_name(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
 struct TimingMethod {
-  std::string hot;   // e.g. "CUDA graph of 20 launches, replayed; events around each replay"
-  std::string cold;  // e.g. "L2 flushed (memset of 2x L2) before each launch; events around the launch"
+  std::string rotated;      // e.g. "CUDA graph cycling through copies of the inputs past twice the L2; per launch"
+  std::string l2_resident;  // e.g. "CUDA graph of 20 launches on the same buffers, replayed; per launch"
+  std::string cold;         // e.g. "L2 flushed (memset of 2x L2) before each launch; events around the launch"
   int repetitions = 0;
   double max_spread = 0;  // a figure with a larger spread was measured again
+  int noise_passes = 0;   // separate passes that re-measured the fastest few, for RunToRunNoise
+};
+
+// The copies of a shape's inputs the rotated regime cycles through, so that no
+// launch finds its data left in L2 by the one before (rotation.hpp chooses).
+struct Rotation {
+  int copies = 1;
+  std::int64_t working_set_bytes = 0;  // copies x bytes moved
+};
+
+// How far apart separate passes of one sweep measured the same figures, per
+// regime: (max - min) / median of each figure's ratio to its pass's copy, the
+// largest over the variants re-measured. The gate's noise comes from here and
+// the baseline's own spread, never from the candidate.
+struct RunToRunNoise {
+  TimingRegime regime = TimingRegime::rotated;
+  double noise = 0;
+  int passes = 0;    // the main timing counted
+  int variants = 0;  // the fastest few, re-measured in each pass
 };
 
 struct VariantResult {
@@ -52,18 +101,53 @@ struct VariantResult {
   int cases_total = 0;
   std::string failure_kind;  // "" when exact; else "compile", "runtime" or "incorrect"
   std::string failure;       // the first failure in words (case, row, column, values, ulps)
-  std::optional<Timing> hot;   // only exact variants are timed
-  std::optional<Timing> cold;
+  // Only exact variants are timed.
+  std::optional<Timing> rotated, l2_resident, cold;
+
+  const std::optional<Timing>& timing(TimingRegime r) const {
+    return r == TimingRegime::rotated ? rotated : r == TimingRegime::l2_resident ? l2_resident : cold;
+  }
+  std::optional<Timing>& timing(TimingRegime r) {
+    return r == TimingRegime::rotated ? rotated : r == TimingRegime::l2_resident ? l2_resident : cold;
+  }
 };
 
 struct ShapeResult {
   Shape shape;
   std::int64_t bytes_moved = 0;  // read + written by a fused kernel
-  std::optional<Timing> copy_hot, copy_cold;    // the roofline, same bytes
-  std::optional<Timing> eager_hot, eager_cold;  // the reference chain, 4 launches
+  // The roofline: a copy of the same bytes, in each regime.
+  std::optional<Timing> copy_rotated, copy_l2_resident, copy_cold;
+  // exactune's replica of the framework's kernels, launched as the framework
+  // launches them: what variants are verified against. Not the framework itself.
+  std::optional<Timing> reference_chain_rotated, reference_chain_l2_resident, reference_chain_cold;
+  std::optional<Rotation> rotation;           // of the rotated figures; none when not timed
+  std::vector<RunToRunNoise> run_to_run_noise;  // one per regime, when noise passes ran
   std::vector<VariantResult> variants;
 
   const VariantResult* find(const std::string& variant) const;
+  const std::optional<Timing>& copy(TimingRegime r) const {
+    return r == TimingRegime::rotated ? copy_rotated : r == TimingRegime::l2_resident ? copy_l2_resident : copy_cold;
+  }
+  std::optional<Timing>& copy(TimingRegime r) {
+    return r == TimingRegime::rotated ? copy_rotated : r == TimingRegime::l2_resident ? copy_l2_resident : copy_cold;
+  }
+  const std::optional<Timing>& reference_chain(TimingRegime r) const {
+    return r == TimingRegime::rotated       ? reference_chain_rotated
+           : r == TimingRegime::l2_resident ? reference_chain_l2_resident
+                                            : reference_chain_cold;
+  }
+  std::optional<Timing>& reference_chain(TimingRegime r) {
+    return r == TimingRegime::rotated       ? reference_chain_rotated
+           : r == TimingRegime::l2_resident ? reference_chain_l2_resident
+                                            : reference_chain_cold;
+  }
+  // The recorded run-to-run noise of regime r; nullptr when none was measured.
+  const RunToRunNoise* noise(TimingRegime r) const {
+    for (const RunToRunNoise& n : run_to_run_noise) {
+      if (n.regime == r) return &n;
+    }
+    return nullptr;
+  }
 };
 
 struct SweepResults {

@@ -1,10 +1,12 @@
 // The measurement machinery that needs no GPU: Google Benchmark driven with
-// manual time, and the statistics over its repetitions.
+// manual time, the statistics over its repetitions, and the rotated regime's
+// plan (how many copies of the inputs, how many launches per graph).
 #include <stdexcept>
 
 #include "time/benchmark_runner.hpp"
 #include "catch.hpp"
 #include <exactune/error.hpp>
+#include "time/rotation.hpp"
 #include "time/statistics.hpp"
 
 using namespace exactune;
@@ -60,4 +62,51 @@ TEST_CASE("unsteady attempts are repeated and every sample counts, not the lucki
   CHECK(samples_until_steady([&] { return attempts[made]; }, 3, 0.05).size() == 5);
   // Never steady: max_attempts, all kept.
   CHECK(samples_until_steady([&] { return attempts[0]; }, 3, 0.05).size() == 15);
+}
+
+// A rotation short of twice the L2 times a figure partly from L2: the
+// regime would be L2-resident under another name.
+TEST_CASE("the rotation takes the fewest copies whose bytes reach twice the L2", "[timing][rotation]") {
+  constexpr std::int64_t kL2 = 60 << 20;  // an H200's
+  for (const std::int64_t bytes : {std::int64_t{12288}, std::int64_t{331520}, std::int64_t{9863168},
+                                   std::int64_t{18350080}, std::int64_t{50331648}, std::int64_t{56623104}}) {
+    INFO(bytes);
+    const RotationPlan plan = plan_rotation(bytes, kL2, {.max_copies = 1 << 20});
+    const std::int64_t k = plan.rotation.copies;
+    CHECK(plan.covers_twice_l2);
+    CHECK(k * bytes >= 2 * kL2);        // covers twice the L2...
+    CHECK((k - 1) * bytes < 2 * kL2);   // ...with no copy to spare
+    CHECK(plan.rotation.working_set_bytes == k * bytes);
+  }
+  CHECK(plan_rotation(18350080, kL2).rotation.copies == 7);
+  // A shape past twice the L2 by itself needs no other copy.
+  CHECK(plan_rotation(3 * kL2, kL2).rotation.copies == 1);
+  CHECK(plan_rotation(2 * kL2, kL2).rotation.copies == 1);
+  // A limit stops a tiny shape short, and the plan says so.
+  const RotationPlan capped = plan_rotation(12288, kL2);
+  CHECK(capped.rotation.copies == RotationLimits{}.max_copies);
+  CHECK_FALSE(capped.covers_twice_l2);
+  const RotationPlan by_memory = plan_rotation(1 << 20, kL2, {.max_copies = 4096, .max_total_bytes = 8 << 20});
+  CHECK(by_memory.rotation.copies == 8);
+  CHECK_FALSE(by_memory.covers_twice_l2);
+  CHECK_THROWS_AS(plan_rotation(0, kL2), error);
+}
+
+TEST_CASE("a rotated graph launches every copy equally often, at least launches_per_graph times", "[timing][rotation]") {
+  CHECK(rotated_launches(1, 20) == 20);
+  CHECK(rotated_launches(7, 20) == 21);
+  CHECK(rotated_launches(380, 20) == 380);
+  CHECK(rotated_launches(4096, 20) == 4096);
+  for (int k = 1; k < 50; ++k) {
+    const int n = rotated_launches(k, 20);
+    CHECK(n % k == 0);
+    CHECK(n >= 20);
+    CHECK(n - k < 20);
+  }
+}
+
+TEST_CASE("relative_range: (max - min) / median of repeated figures", "[timing]") {
+  CHECK(relative_range({1.0, 1.1, 0.9}) == Approx(0.2));
+  CHECK(relative_range({2.0}) == 0);
+  CHECK(relative_range({}) == 0);
 }

@@ -60,7 +60,8 @@ inline VariantResult timed(const std::string& name, double median_us, double spr
   VariantResult v = variant(name);
   v.exact = true;
   v.cases_passed = v.cases_total = 9;
-  v.hot = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 20};
+  // Hot the same rotated and L2-resident: the default policy (rotated) chooses as the L2-resident figure would.
+  v.rotated = v.l2_resident = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 20};
   return v;
 }
 
@@ -69,7 +70,7 @@ inline VariantResult incorrect(const std::string& name) {
   v.cases_total = 9;
   v.failure_kind = "incorrect";
   v.failure = "case a1_e1e-06, row 3, column 17: 0x3f80 vs 0x3f81 (1 ulp) | more";
-  v.hot = Timing{1.0, 1.0, 1.0, 20};  // a timing must not make it a candidate
+  v.rotated = v.l2_resident = Timing{1.0, 1.0, 1.0, 20};  // a timing must not make it a candidate
   return v;
 }
 
@@ -83,8 +84,8 @@ inline ShapeResult shape(const std::string& name, int batch, int tokens, int hid
   ShapeResult s;
   s.shape = modulate_shape(name, batch, tokens, hidden, 1e-6, 1);
   s.shape.model = "test model";
-  s.copy_hot = Timing{2.0, 2.0, 2.0, 20};
-  s.eager_hot = Timing{40.0, 40.0, 40.0, 20};
+  s.copy_rotated = s.copy_l2_resident = Timing{2.0, 2.0, 2.0, 20};
+  s.reference_chain_rotated = s.reference_chain_l2_resident = Timing{40.0, 40.0, 40.0, 20};
   s.variants = std::move(variants);
   return s;
 }
@@ -100,7 +101,8 @@ inline SweepResults recorded_sweep() {
   r.reference_recipe = "torch 2.11 eager";
   r.created = "2025-01-01T00:00:00Z";
   r.wall_s = 12;
-  r.timing.hot = "CUDA graph of 20 launches";
+  r.timing.rotated = "CUDA graph cycling through copies of the inputs";
+  r.timing.l2_resident = "CUDA graph of 20 launches";
   r.timing.repetitions = 20;
   r.shapes.push_back(shape("edge-37", 1, 37, 2240,
                            {timed(kWide, 5.00), timed(kAten, 5.05), timed(kRegisters, 5.5), incorrect(kIncorrect),

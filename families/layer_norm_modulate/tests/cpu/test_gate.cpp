@@ -24,13 +24,14 @@ const std::string kGateData = std::string(EXACTUNE_TEST_DATA_DIR) + "/gate";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// An exact variant timed at `median_us`, its repetitions `spread` apart (relative).
+// An exact variant timed hot (rotated, the default policy's regime) at
+// `median_us`, its repetitions `spread` apart (relative).
 VariantResult timed(const std::string& name, double median_us, double spread = 0.01) {
   VariantResult v;
   v.variant = name;
   v.exact = true;
   v.cases_passed = v.cases_total = 8;
-  v.hot = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 7};
+  v.rotated = Timing{median_us, median_us * (1 - spread / 2), median_us * (1 + spread / 2), 7};
   return v;
 }
 
@@ -163,7 +164,7 @@ TEST_CASE("within the baseline's noise passes; a candidate noisier than the swee
 TEST_CASE("times are judged against the same run's copy, which cancels clock drift", "[gate]") {
   const auto with_copy = [](double variant_us, double copy_us) {
     SweepResults s = sweep({shape("s", {timed("fast", variant_us), timed("slow", 12.0)})});
-    s.shapes[0].copy_hot = Timing{copy_us, copy_us, copy_us, 7};
+    s.shapes[0].copy_rotated = Timing{copy_us, copy_us, copy_us, 7};
     return s;
   };
   // A GPU clocked 10% lower: the variant and the copy both slow down.
@@ -186,7 +187,8 @@ TEST_CASE("cold times are gated too", "[gate]") {
   CHECK_FALSE(report.passed());
   const GateFinding* cold = finding(report, GateChange::slower);
   REQUIRE(cold != nullptr);
-  CHECK(cold->check == GateCheck::cold_speed);
+  CHECK(cold->check == GateCheck::speed);
+  CHECK(cold->regime == TimingRegime::cold);
   CHECK(contains(cold->message, "20.0% slower (cold)"));
   CHECK(contains(gate_junit_xml(report), R"(<testcase classname="exactune-gate.s" name="cold_speed">)"));
   SweepResults not_cold = with_cold(18.0);
@@ -194,11 +196,74 @@ TEST_CASE("cold times are gated too", "[gate]") {
   CHECK(compare_sweeps(with_cold(15.0), not_cold, {}).count(GateChange::chosen_not_timed) == 1);
 }
 
+// The noise is the baseline's: its own spread and the run-to-run noise its
+// sweep recorded. A gate that took the candidate's noise, or ignored the
+// recorded run-to-run noise, fails here.
+TEST_CASE("the noise comes from the baseline alone: its spread and its recorded run-to-run noise", "[gate][noise]") {
+  const auto with_noise = [](double median_us, double run_to_run) {
+    SweepResults s = sweep({shape("s", {timed("fast", median_us), timed("slow", 12.0)})});
+    s.shapes[0].copy_rotated = Timing{4.0, 4.0, 4.0, 7};
+    if (run_to_run > 0) s.shapes[0].run_to_run_noise.push_back({TimingRegime::rotated, run_to_run, 3, 3});
+    return s;
+  };
+  SECTION("the baseline's recorded run-to-run noise widens its tolerance") {
+    // +8% beyond a 1% spread and the 5% threshold, but within the 10% the baseline's passes were apart.
+    const GateReport report = compare_sweeps(with_noise(10.0, 0.10), with_noise(10.8, 0), {});
+    CHECK(report.passed());
+    REQUIRE(finding(report, GateChange::within_noise) != nullptr);
+    CHECK(contains(finding(report, GateChange::within_noise)->detail, "noise 10.0%, run to run 10.0% over 3 passes"));
+    // The same slowdown against a baseline that recorded no such noise fails.
+    CHECK(compare_sweeps(with_noise(10.0, 0), with_noise(10.8, 0), {}).count(GateChange::slower) == 1);
+  }
+  SECTION("the candidate's run-to-run noise does not widen it") {
+    const GateReport report = compare_sweeps(with_noise(10.0, 0.01), with_noise(10.8, 0.30), {});
+    CHECK_FALSE(report.passed());
+    REQUIRE(finding(report, GateChange::slower) != nullptr);
+    CHECK(contains(finding(report, GateChange::slower)->message, "beyond the baseline's noise of 1.0%"));
+  }
+  SECTION("the noise of the gated regime, not another's") {
+    SweepResults base = with_noise(10.0, 0);
+    base.shapes[0].run_to_run_noise.push_back({TimingRegime::cold, 0.30, 3, 3});
+    CHECK(compare_sweeps(base, with_noise(10.8, 0), {}).count(GateChange::slower) == 1);
+  }
+}
+
+TEST_CASE("the gate checks the regimes it is given, each finding naming its regime", "[gate][policy]") {
+  const auto all_regimes = [](double rotated, double l2_resident, double cold) {
+    SweepResults s = baseline();
+    VariantResult& v = s.shapes[0].variants[0];
+    v.rotated = Timing{rotated, rotated, rotated, 7};
+    v.l2_resident = Timing{l2_resident, l2_resident, l2_resident, 7};
+    v.cold = Timing{cold, cold, cold, 7};
+    return s;
+  };
+  // Only the L2-resident figure got slower: a gate of the rotated policy (rotated and cold) passes it...
+  const SweepResults base = all_regimes(10.0, 5.0, 20.0), cand = all_regimes(10.0, 6.0, 20.0);
+  GateOptions rotated;
+  rotated.regimes = {TimingRegime::rotated, TimingRegime::cold};
+  const GateReport passed = compare_sweeps(base, cand, rotated);
+  CHECK(passed.passed());
+  CHECK(passed.count(GateChange::within_noise) == 2);
+  // ...and a gate of the L2-resident one fails it, saying which regime.
+  GateOptions l2;
+  l2.regimes = {TimingRegime::l2_resident, TimingRegime::cold};
+  const GateReport failed = compare_sweeps(base, cand, l2);
+  REQUIRE(finding(failed, GateChange::slower) != nullptr);
+  CHECK(finding(failed, GateChange::slower)->regime == TimingRegime::l2_resident);
+  CHECK(contains(finding(failed, GateChange::slower)->message, "20.0% slower (l2_resident)"));
+  CHECK(contains(render_gate_table(failed), "l2_resident"));
+  CHECK(contains(gate_junit_xml(failed), R"(<testcase classname="exactune-gate.s" name="l2_resident_speed">)"));
+  // Cold got slower: gated under every policy.
+  const GateReport cold = compare_sweeps(base, all_regimes(10.0, 5.0, 24.0), rotated);
+  REQUIRE(finding(cold, GateChange::slower) != nullptr);
+  CHECK(finding(cold, GateChange::slower)->regime == TimingRegime::cold);
+}
+
 TEST_CASE("a chosen configuration timed at NaN or below zero fails, never passes within noise", "[gate]") {
   for (const double bad : {std::nan(""), -1.0, 0.0}) {
     INFO(bad);
     SweepResults candidate = baseline();
-    candidate.shapes[0].variants[0].hot = Timing{bad, bad, bad, 7};
+    candidate.shapes[0].variants[0].rotated = Timing{bad, bad, bad, 7};
     const GateReport report = compare_sweeps(baseline(), candidate, {});
     CHECK_FALSE(report.passed());
     REQUIRE(finding(report, GateChange::chosen_not_timed) != nullptr);
@@ -272,7 +337,7 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
   }
   SECTION("a chosen variant the candidate did not time fails") {
     SweepResults candidate = baseline();
-    candidate.shapes[0].variants[0].hot.reset();
+    candidate.shapes[0].variants[0].rotated.reset();
     CHECK(compare_sweeps(baseline(), candidate, {}).count(GateChange::chosen_not_timed) == 1);
   }
   SECTION("a removed shape fails; a new one is a note") {
@@ -289,7 +354,7 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
 TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; families are refused", "[gate]") {
   SweepResults candidate = baseline();
   candidate.device.name = "NVIDIA H100";
-  candidate.shapes[0].variants[0].hot->median_us = 5.0;  // "faster" on another GPU: not a verdict
+  candidate.shapes[0].variants[0].rotated->median_us = 5.0;  // "faster" on another GPU: not a verdict
   const GateReport report = compare_sweeps(baseline(), candidate, {});
   CHECK_FALSE(report.passed());
   REQUIRE(finding(report, GateChange::different_gpu) != nullptr);
@@ -314,7 +379,7 @@ TEST_CASE("JUnit XML: a test case per shape and check, a failure element for eac
   const std::string xml = gate_junit_xml(compare_sweeps(baseline(), candidate, {}));
   INFO(xml);
   CHECK(contains(xml, R"(<testsuite name="exactune-gate" tests="2" failures="1")"));
-  CHECK(contains(xml, R"(<testcase classname="exactune-gate.s" name="speed"/>)"));
+  CHECK(contains(xml, R"(<testcase classname="exactune-gate.s" name="rotated_speed"/>)"));
   CHECK(contains(xml, R"(<testcase classname="exactune-gate.s" name="exactness">)"));
   CHECK(contains(xml, "<failure message=\"slow on s: was exact on 8/8 cases, now incorrect 7/8: "));
   CHECK(contains(xml, "&lt;0x3f80&gt; &amp; 0x3f81"));  // escaped

@@ -114,9 +114,72 @@ TEST_CASE("a large spread widens the noise, so the shared configuration holds", 
 TEST_CASE("a sweep without timings gives nothing to choose from", "[heuristics]") {
   SweepResults r = recorded_sweep();
   for (ShapeResult& s : r.shapes) {
-    for (VariantResult& v : s.variants) v.hot.reset();
+    for (VariantResult& v : s.variants) v.rotated.reset();
   }
   CHECK(contains(error_of([&] { choose_heuristics(r); }), "nothing to choose from"));
+}
+
+// The policy decides which regime ranks: a chooser that ranked by one fixed
+// figure (the L2-resident one, as before policies) fails here.
+TEST_CASE("the chooser ranks by its policy's regime, and heuristics.yaml names the policy", "[heuristics][policy]") {
+  SweepResults r = recorded_sweep();
+  // At 8192 rows, kRegisters wins hot in L2 (30 us); out of L2 (rotated) and cold, kWide does by far.
+  ShapeResult& big = r.shapes[3];
+  for (VariantResult& v : big.variants) {
+    if (!v.exact) continue;
+    const bool wide = v.variant == full(kWide);
+    v.rotated = Timing{wide ? 40.0 : 60.0, wide ? 40.0 : 60.0, wide ? 40.0 : 60.0, 20};
+    v.cold = Timing{wide ? 50.0 : 80.0, wide ? 50.0 : 80.0, wide ? 50.0 : 80.0, 20};
+  }
+  big.copy_cold = Timing{30.0, 30.0, 30.0, 20};
+  const auto chosen_at_big = [&](ChooserPolicy policy) {
+    ChooserOptions options;
+    options.policy = policy;
+    const Heuristics h = choose_heuristics(r, options);
+    CHECK(h.policy == policy);
+    const Choice* c = h.device.choice_for(2240, 8192);
+    REQUIRE(c != nullptr);
+    return *c;
+  };
+  const Choice rotated = chosen_at_big(ChooserPolicy::rotated);
+  CHECK(rotated.chosen.variant == full(kWide));
+  CHECK(rotated.median_us == 40.0);
+  const Choice cold = chosen_at_big(ChooserPolicy::cold);
+  CHECK(cold.chosen.variant == full(kWide));
+  CHECK(cold.median_us == 50.0);
+  const Choice both = chosen_at_big(ChooserPolicy::both);
+  CHECK(both.chosen.variant == full(kWide));
+  CHECK(both.median_us == 40.0);  // the rotated median, as the file's comment says
+  // The L2-resident figure alone would choose kRegisters; this sweep has rotated figures, so it is refused.
+  CHECK(contains(error_of([&] { chosen_at_big(ChooserPolicy::l2_resident); }), "this sweep has rotated figures"));
+  for (VariantResult& v : big.variants) v.rotated.reset();
+  for (ShapeResult& s : r.shapes) {
+    for (VariantResult& v : s.variants) v.rotated.reset();
+  }
+  CHECK(chosen_at_big(ChooserPolicy::l2_resident).chosen.variant == full(kRegisters));
+
+  SECTION("heuristics.yaml writes the policy, says what it ranks by, and reads it back") {
+    ChooserOptions options;
+    options.policy = ChooserPolicy::cold;
+    const std::string yaml = to_heuristics_yaml(choose_heuristics(r, options));
+    CHECK(contains(yaml, "\npolicy: cold\n"));
+    CHECK(contains(yaml, "# Policy cold: variants are ranked by the cold median"));
+    CHECK(parse_heuristics_yaml(yaml, "h.yaml").policy == ChooserPolicy::cold);
+    // A file from before policies was ranked by the L2-resident figure.
+    std::string old = yaml;
+    old.erase(old.find("policy: cold\n"), std::string("policy: cold\n").size());
+    CHECK(parse_heuristics_yaml(old, "h.yaml").policy == ChooserPolicy::l2_resident);
+    std::string wrong = yaml;
+    wrong.replace(wrong.find("policy: cold"), std::string("policy: cold").size(), "policy: fastest");
+    CHECK(contains(error_of([&] { parse_heuristics_yaml(wrong, "h.yaml"); }), "policy 'fastest' is none of"));
+  }
+  SECTION("the gate checks the policy's regimes, and cold always") {
+    CHECK(gated_regimes(ChooserPolicy::rotated) == std::vector<TimingRegime>{TimingRegime::rotated, TimingRegime::cold});
+    CHECK(gated_regimes(ChooserPolicy::cold) == std::vector<TimingRegime>{TimingRegime::cold});
+    CHECK(gated_regimes(ChooserPolicy::both) == std::vector<TimingRegime>{TimingRegime::rotated, TimingRegime::cold});
+    CHECK(gated_regimes(ChooserPolicy::l2_resident) ==
+          std::vector<TimingRegime>{TimingRegime::l2_resident, TimingRegime::cold});
+  }
 }
 
 TEST_CASE("contenders are the fastest exact variants of each timed shape", "[heuristics]") {
@@ -135,7 +198,7 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
                    "(NVIDIA H200); the header and JSON are generated from this file.\n",
                    0) == 0);
   CHECK(contains(yaml, "# For a GPU without a table: aten's own launch shape"));
-  CHECK(contains(yaml, "# Per size (hidden), row counts fall into buckets"));
+  CHECK(contains(yaml, "# Policy rotated: variants are ranked by the rotated hot median"));
   CHECK(contains(yaml, "  choices:\n    - hidden: 2240\n      max_rows: 275\n"));  // the family's size parameter
   CHECK(contains(yaml, "params: {num_warps: 4, rows_per_cta: 1, tail: predicated, vector_bytes: 8, pass2: reload"));
 
@@ -313,22 +376,50 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
   CHECK(contains(md, "Every shape has eps=1.0e-06, modulation_rows=1.\n\n| shape | (batch, tokens, hidden) | rows |"));
   CHECK(contains(md, "for the shape's size (hidden) and row count."));
   CHECK(contains(md, "hidden 2240, big:\n"));
-  // Hot columns, then cold ones (copy, best, ratio), then the chosen variant.
-  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | — | `{0}` | 10.00 | 5.00 | 4.00× "
-                                 "| — |",
+  // Torch eager (n/a: no runtime.json), the reference chain and the copy in
+  // every regime, the best exact by the policy, its figure and ratio to the
+  // copy per regime, then rotation, noise, the chosen variant.
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | n/a | 40.00 / 40.00 / — | `{0}` | 2.00 / 2.00 / — "
+                                 "| 10.00 | 5.00 | 10.00 | 5.00 | — | — | — | — | `{0}` | 3/4 |",
                                  full(kAten))));
-  CHECK(contains(md, "Framework eager: the framework's own chain on the same GPU under CUDA-graph replay, not "
-                     "measured"));
-  CHECK(contains(md, fmt::format("| `{0}` | 3/4 |", full(kAten))));
-  CHECK(contains(md, "| cold copy µs | cold best µs | cold best/copy |"));
+  CHECK(contains(md, "Torch eager: the framework's own chain on the same GPU under CUDA-graph replay of the same "
+                     "buffers (compare with hot (L2-resident)), n/a: not measured, as no runtime.json"));
+  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | n/a | 40.00 / 40.00 / — | — | 2.00 / 2.00 / — | — | — "
+                     "| — | — | — | — | — | — |"));
   CHECK(contains(md, "## What each axis is worth"));
   CHECK(contains(md, "| shape | num_warps | rows_per_cta |"));
-  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | 2.00 | 40.00 | — | — | — | — | — | — |"));
   CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
   CHECK(contains(md, "\\| more"));  // a '|' in a failure cannot break the list
   CHECK(contains(md, "](heatmap_big.svg)"));
   CHECK(contains(md, "](heatmap_flux-joint.svg)"));
   CHECK(summary_heatmaps(r).size() == 2);
+}
+
+// Every figure the issue asks of summary.md, by its column: dropping one fails here.
+TEST_CASE("summary.md has every regime's column, the rotation's K and the policy", "[heuristics][summary]") {
+  SweepResults r = recorded_sweep();
+  ShapeResult& big = r.shapes[3];
+  big.rotation = Rotation{4, 4 * std::int64_t{16} << 20};  // 64 MiB: short of twice the 60 MiB L2
+  big.copy_cold = Timing{3.0, 3.0, 3.0, 20};
+  big.reference_chain_cold = Timing{50.0, 50.0, 50.0, 20};
+  for (VariantResult& v : big.variants) {
+    if (v.exact) v.cold = Timing{45.0, 45.0, 45.0, 20};
+  }
+  big.run_to_run_noise = {{TimingRegime::rotated, 0.012, 3, 3}, {TimingRegime::cold, 0.03, 3, 3}};
+  const std::string md = summary_markdown(r, choose_heuristics(r));
+  INFO(md);
+  for (const char* column : {"| torch eager µs |", "| reference chain µs (rotated / L2-resident / cold) |",
+                             "| best exact |", "| copy µs (rotated / L2-resident / cold) |", "| hot (rotated) µs |",
+                             "| hot (rotated)/copy |", "| hot (L2-resident) µs |", "| hot (L2-resident)/copy |",
+                             "| cold µs |", "| cold/copy |", "| rotation K |",
+                             "| run-to-run noise (rotated / L2-resident / cold) |", "| chosen |"}) {
+    CHECK(contains(md, column));
+  }
+  CHECK(contains(md, "Policy `rotated` (heuristics.yaml): best exact and chosen are ranked by hot (rotated)."));
+  CHECK(contains(md, fmt::format("| big | (1, 8192, 2240) | 8192 | n/a | 40.00 / 40.00 / 50.00 | `{0}` | 2.00 / 2.00 / "
+                                 "3.00 | 30.00 | 15.00 | 30.00 | 15.00 | 45.00 | 15.00 | 4 (64.0 MiB, under 2× L2) | "
+                                 "1.2% / — / 3.0% (3 passes) |",
+                                 full(kRegisters))));
 }
 
 TEST_CASE("summary.md sets the framework's own eager time beside the reference chain", "[heuristics][summary]") {
@@ -342,10 +433,9 @@ TEST_CASE("summary.md sets the framework's own eager time beside the reference c
   const SweepResults r = recorded_sweep();
   const std::string md = summary_markdown(r, choose_heuristics(r), {}, times);
   INFO(md);
-  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 2.00 | 40.00 | 30.00 | `{0}` | 10.00 | 5.00 | "
-                                 "4.00× | 3.00× |",
-                                 full(kAten))));
-  CHECK(contains(md, "under CUDA-graph replay, from some-gpu/runtime.json (torch 2.11.0+cu130)."));
+  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 30.00 | 40.00 / 40.00 / — | `{0}` |", full(kAten))));
+  CHECK(contains(md, "| edge-37 | (1, 37, 2240) | 37 | n/a |"));  // not in runtime.json
+  CHECK(contains(md, "from some-gpu/runtime.json (torch 2.11.0+cu130) (n/a: a shape it did not measure)."));
   CHECK(framework_times_beside(gpu / "layer_norm_modulate", "qk_head_layer_norm").eager_us.empty());
   std::ofstream(gpu / "runtime.json") << "{\"torch\": 2}";
   std::string refused;
@@ -409,7 +499,7 @@ TEST_CASE("heatmaps: one panel per tail strategy, grey where no variant is exact
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.ends_with("</svg>\n"));
   CHECK(contains(svg, "big&lt;&amp;&gt;"));
-  CHECK(contains(svg, "hot median / copy by num_warps × rows_per_cta (hidden=2240, rows=8192)"));
+  CHECK(contains(svg, "hot (rotated) median / copy by num_warps × rows_per_cta (hidden=2240, rows=8192)"));
   CHECK(contains(svg, "tail: predicated"));
   CHECK(contains(svg, "tail: peeled"));
   CHECK(contains(svg, "15.00×"));  // the fastest cell: 30 us over a 2 us copy

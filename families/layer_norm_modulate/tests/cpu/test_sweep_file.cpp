@@ -1,5 +1,6 @@
 // sweep.yaml: what is written reads back the same, to the last bit of every
-// double, and a damaged file is refused with its line.
+// double, a file of the older format reads with its figures where they
+// belong, and a damaged file is refused with its line.
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -31,16 +32,19 @@ SweepResults awkward_results() {
   r.reference_recipe = "aten-2.11-vectorized-layer-norm-v4x128";
   r.created = "2026-11-30T01:02:03Z";
   r.wall_s = 123.4;
-  r.timing = {"CUDA graph of 20 launches, replayed; events around each replay",
-              "L2 flushed: memset of 2x L2 before each launch", 7, 0.05};
+  r.timing = {"CUDA graph cycling through K copies: yes", "CUDA graph of 20 launches, replayed; events around each replay",
+              "L2 flushed: memset of 2x L2 before each launch", 7, 0.05, 2};
 
   ShapeResult sana;
   sana.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
   sana.shape.model = "Sana 1024px";
   sana.bytes_moved = 18350080;
-  sana.copy_hot = timing(3.61, 3.6, 3.7, 7);
+  sana.copy_rotated = timing(4.0, 3.9, 4.1, 7);
+  sana.copy_l2_resident = timing(3.61, 3.6, 3.7, 7);
   sana.copy_cold = timing(1.0 / 3.0, 0.1, 0.30000000000000004, 7);
-  sana.eager_hot = timing(21.0, 20.5, 22.25, 7);
+  sana.reference_chain_l2_resident = timing(21.0, 20.5, 22.25, 7);
+  sana.rotation = Rotation{7, 7 * std::int64_t{18350080}};
+  sana.run_to_run_noise = {{TimingRegime::rotated, 0.1 + 0.2, 3, 3}, {TimingRegime::cold, 0.0125, 3, 2}};
   VariantResult fast;
   fast.variant = "w4_r1_predicated_v8_reload";
   fast.params = {
@@ -48,7 +52,8 @@ SweepResults awkward_results() {
   fast.registers = 40;
   fast.exact = true;
   fast.cases_passed = fast.cases_total = 8;
-  fast.hot = timing(10.1, 10.0, 10.3, 7);
+  fast.rotated = timing(12.0, 11.5, 12.5, 7);
+  fast.l2_resident = timing(10.1, 10.0, 10.3, 7);
   fast.cold = timing(14.2, 14.0, 1e21, 5);
   VariantResult wrong;
   wrong.variant = "w8_r2_peeled_v16_smem";
@@ -94,8 +99,7 @@ void check_same(const VariantResult& a, const VariantResult& b) {
   CHECK(a.cases_total == b.cases_total);
   CHECK(a.failure_kind == b.failure_kind);
   CHECK(a.failure == b.failure);
-  check_same(a.hot, b.hot);
-  check_same(a.cold, b.cold);
+  for (TimingRegime r : kTimingRegimes) check_same(a.timing(r), b.timing(r));
 }
 
 void check_same(const ShapeResult& a, const ShapeResult& b) {
@@ -111,10 +115,22 @@ void check_same(const ShapeResult& a, const ShapeResult& b) {
   CHECK(a.shape.size == b.shape.size);
   CHECK(a.shape.row_count == b.shape.row_count);
   CHECK(a.bytes_moved == b.bytes_moved);
-  check_same(a.copy_hot, b.copy_hot);
-  check_same(a.copy_cold, b.copy_cold);
-  check_same(a.eager_hot, b.eager_hot);
-  check_same(a.eager_cold, b.eager_cold);
+  for (TimingRegime r : kTimingRegimes) {
+    check_same(a.copy(r), b.copy(r));
+    check_same(a.reference_chain(r), b.reference_chain(r));
+  }
+  REQUIRE(a.rotation.has_value() == b.rotation.has_value());
+  if (a.rotation) {
+    CHECK(a.rotation->copies == b.rotation->copies);
+    CHECK(a.rotation->working_set_bytes == b.rotation->working_set_bytes);
+  }
+  REQUIRE(a.run_to_run_noise.size() == b.run_to_run_noise.size());
+  for (std::size_t i = 0; i < a.run_to_run_noise.size(); ++i) {
+    CHECK(a.run_to_run_noise[i].regime == b.run_to_run_noise[i].regime);
+    CHECK(a.run_to_run_noise[i].noise == b.run_to_run_noise[i].noise);
+    CHECK(a.run_to_run_noise[i].passes == b.run_to_run_noise[i].passes);
+    CHECK(a.run_to_run_noise[i].variants == b.run_to_run_noise[i].variants);
+  }
   REQUIRE(a.variants.size() == b.variants.size());
   for (std::size_t i = 0; i < a.variants.size(); ++i) check_same(a.variants[i], b.variants[i]);
 }
@@ -133,15 +149,19 @@ void check_same(const SweepResults& a, const SweepResults& b) {
   CHECK(a.reference_recipe == b.reference_recipe);
   CHECK(a.created == b.created);
   CHECK(a.wall_s == b.wall_s);
-  CHECK(a.timing.hot == b.timing.hot);
+  CHECK(a.timing.rotated == b.timing.rotated);
+  CHECK(a.timing.l2_resident == b.timing.l2_resident);
   CHECK(a.timing.cold == b.timing.cold);
   CHECK(a.timing.repetitions == b.timing.repetitions);
   CHECK(a.timing.max_spread == b.timing.max_spread);
+  CHECK(a.timing.noise_passes == b.timing.noise_passes);
   REQUIRE(a.shapes.size() == b.shapes.size());
   for (std::size_t i = 0; i < a.shapes.size(); ++i) check_same(a.shapes[i], b.shapes[i]);
 }
 
-// A small valid file; tests damage one line of it. Line numbers matter.
+// A small valid file of format 1 (no rotated figures; its hot figures were
+// L2-resident, its reference chain called eager); tests damage one line of
+// it. Line numbers matter.
 const std::string kValid =
     "exactune_sweep: 1\n"                  // 1
     "family: layer_norm_modulate\n"        // 2
@@ -214,8 +234,16 @@ TEST_CASE("a sweep written and read back is the same, to the bit", "[sweep_file]
 TEST_CASE("the written file reads well and keeps to YAML every reader agrees on", "[sweep_file]") {
   const std::string text = to_sweep_yaml(awkward_results());
   CHECK(text.rfind("# exactune sweep results: measured by exactune sweep on NVIDIA H200; input to heuristics.yaml "
-                   "and the gate.\nexactune_sweep: 1\n",
+                   "and the gate.\n",
                    0) == 0);
+  CHECK(contains(text, "\nexactune_sweep: 2\n"));
+  CHECK(contains(text, "    rotation: {copies: 7, working_set_bytes: 128450560}\n"));
+  CHECK(contains(text, "    copy_rotated_us: {median: 4.0, min: 3.9, max: 4.1, samples: 7}\n"));
+  CHECK(contains(text, "    reference_chain_l2_resident_us: {median: 21.0, min: 20.5, max: 22.25, samples: 7}\n"));
+  CHECK(contains(text, "    run_to_run_noise: {rotated: {noise: 0.30000000000000004, passes: 3, variants: 3}, cold: "
+                       "{noise: 0.0125, passes: 3, variants: 2}}\n"));
+  CHECK(contains(text, "        rotated_median_us: 12.0\n"));
+  CHECK(contains(text, "        l2_resident_median_us: 10.1\n"));
   CHECK(contains(text, "    eps: 1.0e-06\n"));  // a '.' in every double, for YAML 1.1 readers
   // The parameters in the family's order, between the model and bytes_moved.
   CHECK(contains(text,
@@ -225,12 +253,12 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
                  "        params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
                  "pass2: reload}\n"));
   CHECK(contains(text, "    model: \"yes\"\n"));  // not a bool
-  CHECK(contains(text, "        copy_ratio: 2.798\n"));
+  CHECK(contains(text, "        copy_ratios: {rotated: 3.000, l2_resident: 2.798, cold: 42.600}\n"));
   CHECK(contains(text, "        cold_samples: 5\n"));
   CHECK(contains(text, "    variants: []\n"));
   CHECK(contains(text,
                  "    copy_cold_us: {median: 0.3333333333333333, min: 0.1, max: 0.30000000000000004, samples: 7}\n"));
-  CHECK_FALSE(contains(text, "eager_cold_us"));  // absent when not measured
+  CHECK_FALSE(contains(text, "reference_chain_cold_us"));  // absent when not measured
 }
 
 TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
@@ -244,7 +272,8 @@ TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
   CHECK(sana.find("w1") == nullptr);
 }
 
-TEST_CASE("the sample file parses, copy_ratio is tolerated and not read", "[sweep_file]") {
+TEST_CASE("a file of format 1 parses: its hot figures are L2-resident, its eager chain the reference chain",
+          "[sweep_file]") {
   const SweepResults r = parse_sweep_yaml(kValid, "t.yaml");
   REQUIRE(r.shapes.size() == 1);
   // The family derives the size and rows from the parameters.
@@ -256,10 +285,26 @@ TEST_CASE("the sample file parses, copy_ratio is tolerated and not read", "[swee
   const VariantResult& v = r.shapes[0].variants.at(0);
   CHECK(v.exact);
   CHECK(v.cases_passed == 8);
-  REQUIRE(v.hot);
-  CHECK(v.hot->median_us == 4.0);
+  REQUIRE(v.l2_resident);
+  CHECK(v.l2_resident->median_us == 4.0);
+  CHECK_FALSE(v.rotated);
   CHECK_FALSE(v.cold);
+  REQUIRE(r.shapes[0].copy_l2_resident);
+  CHECK(r.shapes[0].copy_l2_resident->median_us == 2.0);
+  CHECK_FALSE(r.shapes[0].copy_rotated);
+  CHECK_FALSE(r.shapes[0].rotation);
+  CHECK(r.timing.l2_resident == "h");
+  CHECK(r.timing.rotated.empty());
   CHECK(r.device.nvrtc_version == "13.0");
+  // Written again, it is format 2, the same figures under their regime's names.
+  const std::string again = to_sweep_yaml(r);
+  CHECK(contains(again, "\nexactune_sweep: 2\n"));
+  CHECK(contains(again, "    copy_l2_resident_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"));
+  CHECK(contains(again, "        l2_resident_median_us: 4.0\n"));
+  const SweepResults eager =
+      parse_sweep_yaml(with_line(17, "    eager_us: {median: 9.0, min: 9.0, max: 9.0, samples: 7}"), "t.yaml");
+  REQUIRE(eager.shapes[0].reference_chain_l2_resident);
+  CHECK(eager.shapes[0].reference_chain_l2_resident->median_us == 9.0);
 }
 
 TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
@@ -269,7 +314,8 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     std::string_view expected;
   };
   const Damage cases[] = {
-      {1, "exactune_sweep: 2", "t.yaml:1: exactune_sweep: 2 is a format this exactune does not read"},
+      {1, "exactune_sweep: 3", "t.yaml:1: exactune_sweep: 3 is a format this exactune does not read (it reads 1 and 2)"},
+      {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
       {11, "    batch: \"1\"", "t.yaml:11: batch must be an integer, got the quoted string \"1\""},
@@ -293,7 +339,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
        "        exact: false\n        cases: \"0/8\"",
        "t.yaml:30: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
-      {1, "exactune_sweep: 2\nextra: 1", "t.yaml:1: exactune_sweep: 2 is a format"},
+      {1, "exactune_sweep: 3\nextra: 1", "t.yaml:1: exactune_sweep: 3 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
   };
   for (const Damage& d : cases) {
@@ -302,7 +348,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     INFO(yaml << "\n=> " << message);
     CHECK(message.rfind(std::string(d.expected), 0) == 0);
   }
-  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 1'");
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 2'");
 }
 
 TEST_CASE("write_sweep_file replaces the file whole; read_sweep_file names a file it cannot read", "[sweep_file]") {

@@ -1,0 +1,32 @@
+#include "time/rotation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <exactune/error.hpp>
+
+namespace exactune {
+
+RotationPlan plan_rotation(std::int64_t bytes_moved, std::int64_t l2_bytes, const RotationLimits& limits) {
+  if (bytes_moved <= 0 || l2_bytes <= 0) {
+    throw error(fmt::format("plan_rotation: bytes moved ({}) and L2 bytes ({}) must be positive", bytes_moved, l2_bytes));
+  }
+  const std::int64_t target = 2 * l2_bytes;
+  const std::int64_t wanted = (target + bytes_moved - 1) / bytes_moved;
+  const std::int64_t by_memory = std::max<std::int64_t>(1, limits.max_total_bytes / bytes_moved);
+  const std::int64_t copies = std::max<std::int64_t>(1, std::min({wanted, by_memory, std::int64_t{limits.max_copies}}));
+  RotationPlan plan;
+  plan.rotation.copies = static_cast<int>(copies);
+  plan.rotation.working_set_bytes = copies * bytes_moved;
+  plan.covers_twice_l2 = plan.rotation.working_set_bytes >= target;
+  return plan;
+}
+
+int rotated_launches(int copies, int launches_per_graph) {
+  const int k = std::max(1, copies);
+  const int cycles = (std::max(1, launches_per_graph) + k - 1) / k;
+  return cycles * k;
+}
+
+}  // namespace exactune
