@@ -18,6 +18,7 @@ void add_families_command(CLI::App& app, Run& run);
 void add_list_command(CLI::App& app, Run& run);
 void add_compile_command(CLI::App& app, Run& run);
 void add_verify_command(CLI::App& app, Run& run);
+void add_verify_defaults_command(CLI::App& app, Run& run);
 void add_sweep_command(CLI::App& app, Run& run);
 void add_gate_command(CLI::App& app, Run& run);
 void add_emit_header_command(CLI::App& app, Run& run);

@@ -1,5 +1,6 @@
 // exactune emit-header: regenerates the C++ header and the JSON table from a
-// committed heuristics.yaml, so that editing or reviewing the yaml is all it
+// committed heuristics.yaml and the record of where the defaults were verified
+// (exactune verify-defaults), so that editing or reviewing the yaml is all it
 // takes to change what serving code launches.
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@ void add_emit_header_command(CLI::App& app, Run& run) {
   struct Options {
     std::string from;
     std::string out_dir;
+    std::string records;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -28,6 +30,10 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)");
+  command->add_option("--records", options->records,
+                      "folder of <family>/verified_defaults.yaml, where the defaults serve only their verified sizes "
+                      "(default: <reports>/tables for a yaml at <reports>/<gpu-slug>/<family>/; none there: the "
+                      "defaults serve no size)");
   command->callback([&run, options] {
     run = [options] {
       const std::filesystem::path from = options->from;
@@ -35,7 +41,10 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       blaming_the_input([&] { return load_heuristics_file(from.string()); });
       std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
       if (!dir.empty()) std::filesystem::create_directories(dir, ignored);
-      for (const std::filesystem::path& written : write_generated_tables(from, dir)) {
+      std::optional<std::filesystem::path> records;
+      if (!options->records.empty()) records = options->records;
+      const auto written_files = blaming_the_input([&] { return write_generated_tables(from, dir, records); });
+      for (const std::filesystem::path& written : written_files) {
         fmt::print("wrote {}\n", written.string());
       }
       return 0;

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_list_command(app, run);
   add_compile_command(app, run);
   add_verify_command(app, run);
+  add_verify_defaults_command(app, run);
   add_sweep_command(app, run);
   add_gate_command(app, run);
   add_emit_header_command(app, run);

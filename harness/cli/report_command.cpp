@@ -44,8 +44,10 @@ void add_report_command(CLI::App& app, Run& run) {
       const ChooserPolicy policy = options->policy.empty()
                                        ? blaming_the_input([&] { return policy_beside(sweep_folder); })
                                        : policy_named(options->policy);
+      // The records of verified defaults beside the sweep's reports, wherever --out writes.
       for (const auto& file : write_reports(results, out, targets_beside(sweep_folder),
-                                            framework_times_beside(sweep_folder, results.family), policy)) {
+                                            framework_times_beside(sweep_folder, results.family), policy,
+                                            tables_dir_of(options->from))) {
         fmt::print("wrote {}\n", file.string());
       }
       return 0;

@@ -1,7 +1,9 @@
 // exactune tables: one header and one JSON for every GPU swept, made from every
-// reports/<gpu-slug>/<family>/heuristics.yaml, so that serving code ships one
-// file that picks the configuration by the GPU it runs on; and per family and
-// GPU a device_name=<NAME>.json, as serving frameworks name their tuned configs.
+// reports/<gpu-slug>/<family>/heuristics.yaml and each family's record of
+// verified defaults (reports/tables/<family>/verified_defaults.yaml), so that
+// serving code ships one file that picks the configuration by the GPU it runs
+// on, at the sizes it was proven at; and per family and GPU a
+// device_name=<NAME>.json, as serving frameworks name their tuned configs.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -19,6 +21,7 @@ void add_tables_command(CLI::App& app, Run& run) {
   struct Options {
     std::string reports = "reports";
     std::string out;
+    std::string records;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -28,12 +31,28 @@ void add_tables_command(CLI::App& app, Run& run) {
                             kTablesHeaderFile, kTablesJsonFile));
   command->add_option("--reports", options->reports, "the folder exactune sweep writes to")->capture_default_str();
   command->add_option("--out", options->out, "folder to write to, created if need be (default: <reports>/tables)");
+  command->add_option("--records", options->records,
+                      "folder of <family>/verified_defaults.yaml (exactune verify-defaults), where the defaults serve "
+                      "only their verified sizes (default: <reports>/tables; a family without one: its defaults "
+                      "serve no size)");
   command->callback([&run, options] {
     run = [options] {
       const std::filesystem::path reports = options->reports;
       const std::filesystem::path out = options->out.empty() ? reports / "tables" : std::filesystem::path(options->out);
-      const std::vector<FamilyTables> families =
-          blaming_the_input([&] { return tables_by_family(load_swept_heuristics(reports)); });
+      const std::filesystem::path records =
+          options->records.empty() ? reports / "tables" : std::filesystem::path(options->records);
+      const std::vector<FamilyTables> families = blaming_the_input([&] {
+        std::vector<FamilyTables> read = tables_by_family(load_swept_heuristics(reports));
+        for (FamilyTables& t : read) {
+          read_defaults_record(t, records);
+          if (!t.defaults_record) {
+            fmt::print(stderr, "exactune: no {}: the defaults of {} serve no size (exactune verify-defaults "
+                               "--family {} writes it)\n",
+                       (records / defaults_record_path(t.family)).string(), t.family, t.family);
+          }
+        }
+        return read;
+      });
       for (const std::filesystem::path& written : write_tables(families, out)) {
         fmt::print("wrote {}\n", written.string());
       }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <set>
 
 #include <exactune/error.hpp>
 #include "report/family_json.hpp"
@@ -37,10 +38,20 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
                              size)},
         {"default", device["default"]},
         {"default_fallbacks", device["default_fallbacks"]}};
+    std::set<std::string> named = {device["default"]["variant"]};
+    for (const GeneratedJson& f : device["default_fallbacks"]) named.insert(f["config"]["variant"].get<std::string>());
     for (const GeneratedJson& bucket : device["table"]) {
       const GeneratedJson& max_rows = bucket["max_rows"];
       file[bucket[size].dump()][max_rows.is_null() ? "inf" : max_rows.dump()] = bucket["config"];
+      named.insert(bucket["config"]["variant"].get<std::string>());
+      for (const GeneratedJson& f : bucket["fallbacks"]) named.insert(f["config"]["variant"].get<std::string>());
     }
+    // Where each configuration of the file was proven: nowhere else may it serve.
+    GeneratedJson verified = GeneratedJson::array();
+    for (const GeneratedJson& range : family["verified"]) {
+      if (named.count(range["variant"].get<std::string>())) verified.push_back(range);
+    }
+    file["verified"] = verified;
     const std::string name = device_file_name(tables.devices[i].name);
     for (std::size_t j = 0; j < i; ++j) {
       if (files[j].name == name) {

@@ -1,7 +1,9 @@
 // The per-device config files of `exactune tables`:
 // <family>/device_name=<NAME>.json, named as serving frameworks (vLLM, SGLang)
 // name the files they look a GPU's tuned kernel configs up in. Each holds one
-// device of the family's JSON, keyed size -> bucket bound -> configuration.
+// device of the family's JSON, keyed size -> bucket bound -> configuration,
+// and "verified": the sizes at which each configuration it names was proven
+// bit-exact (a default serves only those; elsewhere, run the framework's chain).
 #pragma once
 #include <string>
 #include <string_view>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -15,7 +16,7 @@ namespace exactune {
 namespace fs = std::filesystem;
 
 FamilyTables family_tables(const Heuristics& h) {
-  return FamilyTables{h.family, h.format_version, {h.device}, h.global_default};
+  return FamilyTables{h.family, h.format_version, {h.device}, h.global_default, std::nullopt};
 }
 
 FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
@@ -84,6 +85,57 @@ std::vector<HeuristicsFile> load_swept_heuristics(const fs::path& reports) {
   std::vector<HeuristicsFile> files;
   for (const fs::path& path : paths) files.push_back({path.string(), load_heuristics_file(path.string())});
   return files;
+}
+
+std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables) {
+  std::vector<VerifiedSizes> verified;
+  for (const DeviceHeuristics& d : tables.devices) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<int>> sizes;
+    for (const Choice& c : d.choices) {
+      if (!sizes.count(c.chosen.variant)) order.push_back(c.chosen.variant);
+      sizes[c.chosen.variant].push_back(c.size);
+    }
+    for (const std::string& variant : order) {
+      verified.push_back({variant, compact_sizes(sizes[variant]), fmt::format("exact in the sweep on {}", d.name)});
+    }
+  }
+  if (tables.defaults_record) {
+    const DefaultsRecord& r = *tables.defaults_record;
+    for (const VerifiedConfiguration& c : r.configurations) {
+      if (c.verified.empty()) continue;
+      verified.push_back({c.variant, c.verified, fmt::format("exact on {} ({})", r.target, r.command)});
+    }
+  }
+  return verified;
+}
+
+bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size) {
+  return std::any_of(verified.begin(), verified.end(),
+                     [&](const VerifiedSizes& v) { return v.variant == variant && contains_size(v.sizes, size); });
+}
+
+void read_defaults_record(FamilyTables& tables, const fs::path& tables_dir) {
+  const fs::path path = tables_dir / defaults_record_path(tables.family);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return;
+  DefaultsRecord record = load_defaults_file(path.string());
+  const KernelFamily& family = FamilyRegistry::find(tables.family);
+  if (record.family != tables.family) {
+    throw input_error(fmt::format("{}: a record of family {}, in the folder of {}", path.string(), record.family,
+                                  tables.family));
+  }
+  if (record.reference_recipe != family.reference_recipe()) {
+    throw input_error(fmt::format("{}: verified against the reference recipe {}, but {} now replicates {}: rerun "
+                                  "`{}`",
+                                  path.string(), record.reference_recipe, family.name(), family.reference_recipe(),
+                                  record.command));
+  }
+  tables.defaults_record = std::move(record);
+}
+
+fs::path tables_dir_of(const fs::path& heuristics_yaml) {
+  return heuristics_yaml.parent_path().parent_path().parent_path() / "tables";
 }
 
 std::vector<FamilyTables> tables_by_family(const std::vector<HeuristicsFile>& files) {

@@ -1,13 +1,21 @@
-// One family's heuristics for every GPU it was swept on: what the generated
-// tables are made from. A heuristics.yaml holds one GPU; `exactune tables`
-// gathers reports/<gpu-slug>/<family>/heuristics.yaml of every GPU into one
+// One family's heuristics for every GPU it was swept on, and the record of
+// where its defaults were verified: what the generated tables are made from. A
+// heuristics.yaml holds one GPU; `exactune tables` gathers
+// reports/<gpu-slug>/<family>/heuristics.yaml of every GPU into one
 // FamilyTables per family, and `exactune emit-header` makes the one-GPU case.
+// Both read reports/tables/<family>/verified_defaults.yaml (`exactune
+// verify-defaults`): the tables serve a configuration only at the sizes it was
+// verified at, a tuned choice at its own size (exact in its sweep), a default
+// at the sizes of the record.
 #pragma once
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "choose/heuristics.hpp"
+#include "store/defaults_record.hpp"
 
 namespace exactune {
 
@@ -16,7 +24,30 @@ struct FamilyTables {
   int format_version = kHeuristicsFormatVersion;
   std::vector<DeviceHeuristics> devices;  // by slug, then name: the order select() tries them in
   Configuration global_default;
+  // Where the defaults and narrowed forms were verified; none: they serve no size.
+  std::optional<DefaultsRecord> defaults_record;
 };
+
+// Sizes at which one variant was proven bit-exact, and by what.
+struct VerifiedSizes {
+  std::string variant;
+  std::vector<SizeRange> sizes;
+  std::string evidence;  // e.g. "exact in the sweep on NVIDIA H200"
+};
+
+// Every (variant, size) the tables may serve: each device's tuned choices at
+// their sizes (device by device, variants in first-choice order), then the
+// record's configurations at their verified sizes.
+std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables);
+bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size);
+
+// Reads <tables_dir>/<family>/verified_defaults.yaml into tables.defaults_record
+// when it exists (else leaves none). Throws exactune::input_error when it
+// names another family or a reference recipe other than the family's: a
+// record of another reference proves nothing about this one.
+void read_defaults_record(FamilyTables& tables, const std::filesystem::path& tables_dir);
+// Where a heuristics.yaml at <reports>/<slug>/<family>/ finds the records: <reports>/tables.
+std::filesystem::path tables_dir_of(const std::filesystem::path& heuristics_yaml);
 
 // A heuristics.yaml as read, with its path for the errors that name it.
 struct HeuristicsFile {

@@ -18,7 +18,8 @@
 namespace exactune {
 namespace {
 
-constexpr const char* kGeneratedBy = "by exactune emit-header from heuristics.yaml; do not edit";
+constexpr const char* kGeneratedBy =
+    "by exactune emit-header from heuristics.yaml and reports/tables/<family>/verified_defaults.yaml; do not edit";
 
 // What the generated files need of the family: its name (their namespace),
 // size parameter (select()'s argument), axes and size fallbacks.
@@ -37,9 +38,10 @@ FamilyView family_view(const std::string& family_name) {
   const KernelFamily& family = FamilyRegistry::find(family_name);
   FamilyView view{family, family.size_parameter(), {}};
   // select()'s other arguments and its locals, and Entry's other members
-  constexpr std::array<std::string_view, 13> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count", "rows",
+  constexpr std::array<std::string_view, 17> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count", "rows",
                                                        "alignment",   "found",    "d",        "e",        "c",
-                                                       "tuned",       "max_rows", "config"};
+                                                       "tuned",       "max_rows", "config",   "v",        "answer",
+                                                       "fits",        "verified"};
   if (!is_identifier(family.name()) || !is_identifier(view.size) ||
       std::find(kTaken.begin(), kTaken.end(), view.size) != kTaken.end()) {
     throw error(fmt::format("family '{}' with size parameter '{}': both must be C++ identifiers, and the size "
@@ -77,12 +79,17 @@ std::string fallback_clause(const SizeFallback& f, const std::string& size) {
 std::vector<std::string> fallback_rules(const FamilyTables& tables, const FamilyView& view) {
   std::vector<std::string> clauses;
   for (const SizeFallback& f : view.family.size_fallbacks()) clauses.push_back(fallback_clause(f, view.size));
-  std::string narrowing = "Every configuration returned by rules 2 and 3 is narrowed for the problem";
+  std::string narrowing = "Each of rules 2 to 4 answers with its configuration narrowed for the problem";
   if (clauses.size() == 1) narrowing += ": " + clauses.front();
   if (clauses.size() > 1) narrowing += fmt::format(", by the first that applies of: {}", fmt::join(clauses, "; "));
+  narrowing += fmt::format(
+      "; and only where that configuration was verified bit-exact at the {0} (the verified list: a tuned choice at "
+      "its own {0}, exact in its sweep; a default or narrowed form at the {0}s of exactune verify-defaults' "
+      "record). Where it was not, the next rule answers.",
+      view.size);
   const std::string rule3 =
-      "3. On a device found at a size without a table, or found by its compute capability alone: that device's "
-      "default";
+      "3. On a device found (at a size without a table, by its compute capability alone, or where rule 2 did not "
+      "answer): that device's default";
   return {
       "1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else the first, "
       "in the order listed, with the GPU's compute capability and SM count; else the first with its compute "
@@ -92,11 +99,13 @@ std::vector<std::string> fallback_rules(const FamilyTables& tables, const Family
                   "has none and holds every larger count.",
                   view.size),
       rule3 + ".",
-      fmt::format("4. No device: the global default, {}, {}.", tables.global_default.variant,
-                  view.family.global_default_reason()),
-      narrowing + ". alignment is the largest power of two (at most 16) that divides every input and output address "
-                  "and row stride in bytes; below 8, the framework's own kernel is not the one these variants "
-                  "reproduce: run the framework's chain.",
+      fmt::format("4. No device, or rules 2 and 3 did not answer: the global default, {}, {}.",
+                  tables.global_default.variant, view.family.global_default_reason()),
+      narrowing,
+      "5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose variant is "
+      "nullptr; null in JSON): run the framework's chain. alignment is the largest power of two (at most 16) that "
+      "divides every input and output address and row stride in bytes; below 8, the framework's own kernel is not "
+      "the one these variants reproduce.",
   };
 }
 
@@ -273,6 +282,14 @@ struct ArchDefault {{
   LaunchConfig config;
 {1}}};
 
+// A variant proven bit-exact at `{0}` = first, first + step, ..., last.
+struct VerifiedSizes {{
+  const char* variant;
+  int first;
+  int last;
+  int step;
+}};
+
 )",
                      view.size, fallbacks);
 }
@@ -314,28 +331,63 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
 
 std::string select_function(const std::vector<AxisForm>& forms, const FamilyView& view) {
   std::string out = fmt::format(R"(
-// A choice (a bucket or a device default) narrowed for the problem: see the rules above.
-template <class Choice>
-constexpr LaunchConfig fitted(const Choice& c, int {0}, int alignment) {{
+// Whether `c` was proven bit-exact at this {0}.
+constexpr bool verified(const LaunchConfig& c, int {0}) {{
+  for (const VerifiedSizes& v : kVerified) {{
+    if (same_name(v.variant, c.variant) && {0} >= v.first && {0} <= v.last && ({0} - v.first) % v.step == 0) {{
+      return true;
+    }}
+  }}
+  return false;
+}}
+
+// Whether the size and the data let `c` run: none of the narrowing conditions holds for it.
+constexpr bool fits(const LaunchConfig& c, int {0}, int alignment) {{
 )",
                                 view.size);
   for (const SizeFallback& f : view.family.size_fallbacks()) {
-    fmt::format_to(std::back_inserter(out), "  if (c.config.{} == {} && ({})) return c.{};\n", f.axis,
-                   cpp_value(form_of(forms, f), f.from), fallback_condition(f, view.size, "||"), fallback_member(f));
+    fmt::format_to(std::back_inserter(out), "  if (c.{} == {} && ({})) return false;\n", f.axis,
+                   cpp_value(form_of(forms, f), f.from), fallback_condition(f, view.size, "||"));
   }
-  return out + fmt::format(R"(  return c.config;
+  out += fmt::format(R"(  return true;
 }}
 
+// A choice (a bucket or a device default) narrowed for the problem, where that
+// configuration was verified at the {0}; else its narrowed forms, where they fit and were verified; else
+// kEagerPath: see the rules above.
+template <class Choice>
+constexpr LaunchConfig answer(const Choice& c, int {0}, int alignment) {{
+  if (fits(c.config, {0}, alignment) && verified(c.config, {0})) return c.config;
+)",
+                     view.size);
+  for (const SizeFallback& f : view.family.size_fallbacks()) {
+    fmt::format_to(std::back_inserter(out),
+                   "  if (fits(c.{0}, {1}, alignment) && verified(c.{0}, {1})) return c.{0};\n", fallback_member(f),
+                   view.size);
+  }
+  return out + fmt::format(R"(  return kEagerPath;
+}}
+
+// The launch configuration, or kEagerPath (runs_eager): run the framework's chain.
 constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int {0},
                               long long rows, int alignment) {{
+  if (alignment % 8 != 0) return kEagerPath;  // 5.
   const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
-  if (found.device == nullptr) return kGlobalDefault;  // 4.
-  const ArchDefault& d = *found.device;
-  for (const Entry& e : kTable) {{  // 2.
-    const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.{0} == {0};
-    if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) return fitted(e, {0}, alignment);
+  if (found.device != nullptr) {{
+    const ArchDefault& d = *found.device;
+    for (const Entry& e : kTable) {{  // 2.
+      const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.{0} == {0};
+      if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {{
+        const LaunchConfig c = answer(e, {0}, alignment);
+        if (!runs_eager(c)) return c;
+        break;
+      }}
+    }}
+    const LaunchConfig c = answer(d, {0}, alignment);  // 3.
+    if (!runs_eager(c)) return c;
   }}
-  return fitted(d, {0}, alignment);  // 3.
+  if (fits(kGlobalDefault, {0}, alignment) && verified(kGlobalDefault, {0})) return kGlobalDefault;  // 4.
+  return kEagerPath;  // 5.
 }}
 
 }}  // namespace {1}
@@ -425,6 +477,25 @@ std::string family_namespace(const FamilyTables& tables, const FamilyView& view)
   out += comment_lines(fmt::format("Rule 4, the global default: {}.", comment_safe(view.family.global_default_reason())), "");
   fmt::format_to(std::back_inserter(out), "inline constexpr LaunchConfig kGlobalDefault = {};\n",
                  cpp_config(tables.global_default, forms));
+  out += comment_lines(fmt::format("Every (variant, {}) proven bit-exact: the only configurations select() returns, "
+                                   "each at these sizes alone.",
+                                   view.size),
+                       "");
+  out += "inline constexpr VerifiedSizes kVerified[] = {\n";
+  std::string evidence;
+  const std::vector<VerifiedSizes> verified = verified_sizes(tables);
+  for (const VerifiedSizes& v : verified) {
+    if (v.evidence != evidence) out += comment_lines(comment_safe(v.evidence), "    ");
+    evidence = v.evidence;
+    for (const SizeRange& r : v.sizes) {
+      fmt::format_to(std::back_inserter(out), "    {{\"{}\", {}, {}, {}}},\n", v.variant, r.first, r.last, r.step);
+    }
+  }
+  if (verified.empty()) out += "    {nullptr, 0, 0, 1},  // none: no array may be empty\n";
+  out += "};\n\n";
+  out += "// What select() answers where no verified configuration applies: no configuration, run the framework's\n"
+         "// chain.\ninline constexpr LaunchConfig kEagerPath{};\n"
+         "constexpr bool runs_eager(const LaunchConfig& c) { return c.variant == nullptr; }\n";
   return out + kFindDevice + select_function(forms, view);
 }
 
@@ -506,6 +577,18 @@ Json device_json(const DeviceHeuristics& d, const std::vector<AxisForm>& forms, 
           {"table", table}};
 }
 
+// Every (variant, size range) proven bit-exact, with its evidence.
+Json json_verified(const FamilyTables& tables) {
+  Json verified = Json::array();
+  for (const VerifiedSizes& v : verified_sizes(tables)) {
+    for (const SizeRange& r : v.sizes) {
+      verified.push_back(
+          {{"variant", v.variant}, {"first", r.first}, {"last", r.last}, {"step", r.step}, {"evidence", v.evidence}});
+    }
+  }
+  return verified;
+}
+
 // The file format of exactune_tables.json, around its families' objects.
 constexpr int kTablesFormatVersion = 1;
 
@@ -526,7 +609,8 @@ Json family_json(const FamilyTables& tables, std::string_view generated_by) {
             {"rows", fmt::format("the number of rows of {} elements one call processes", view.size)},
             {"fallback", fallback_rules(tables, view)}}},
           {"devices", devices},
-          {"global_default", json_config(tables.global_default, forms)}};
+          {"global_default", json_config(tables.global_default, forms)},
+          {"verified", json_verified(tables)}};
 }
 
 std::string emit_json(const FamilyTables& tables) { return family_json(tables, kGeneratedBy).dump(2) + "\n"; }

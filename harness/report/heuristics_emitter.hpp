@@ -1,7 +1,9 @@
 // The generated forms of heuristics.yaml, for code that does not link exactune:
 // a self-contained C++17 header (C++ and the host side of CUDA) and a JSON
-// table (Python). Both are pure functions of the heuristics: no timestamps, no
-// paths, so regenerating them from the same file changes no byte.
+// table (Python), each serving a configuration only at the sizes it was proven
+// at (FamilyTables::defaults_record, verified_sizes). Both are pure functions of
+// the tables: no timestamps, no paths, so regenerating them from the same files
+// changes no byte.
 #pragma once
 #include <string>
 #include <vector>
@@ -26,7 +28,8 @@ inline constexpr const char* kTablesJsonFile = "exactune_tables.json";
 // is unknown.
 std::string emit_header(const FamilyTables& tables);
 std::string emit_json(const FamilyTables& tables);
-// What emit-header writes: the tables of the one GPU the heuristics hold.
+// The tables of the one GPU the heuristics hold, without a record of verified
+// defaults: its tuned choices serve their sizes, the defaults none.
 inline std::string emit_header(const Heuristics& heuristics) { return emit_header(family_tables(heuristics)); }
 inline std::string emit_json(const Heuristics& heuristics) { return emit_json(family_tables(heuristics)); }
 

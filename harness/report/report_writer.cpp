@@ -11,11 +11,13 @@ namespace exactune {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, const fs::path& directory) {
-  const Heuristics heuristics = load_heuristics_file(heuristics_yaml.string());
+std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, const fs::path& directory,
+                                            const std::optional<fs::path>& tables_dir) {
+  FamilyTables tables = family_tables(load_heuristics_file(heuristics_yaml.string()));
+  read_defaults_record(tables, tables_dir ? *tables_dir : tables_dir_of(heuristics_yaml));
   const std::vector<fs::path> files = {directory / kHeuristicsHeaderFile, directory / kHeuristicsJsonFile};
-  write_text_file(files[0], emit_header(heuristics));
-  write_text_file(files[1], emit_json(heuristics));
+  write_text_file(files[0], emit_header(tables));
+  write_text_file(files[1], emit_json(tables));
   return files;
 }
 
@@ -40,7 +42,8 @@ std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, co
 }
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
-                                    const FrameworkTimes& framework, ChooserPolicy policy) {
+                                    const FrameworkTimes& framework, ChooserPolicy policy,
+                                    const std::optional<fs::path>& tables_dir) {
   std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
   ChooserOptions chooser;
   chooser.policy = policy;
@@ -49,7 +52,7 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
   write_sweep_file(results, files[0]);
   write_text_file(files[1], to_heuristics_yaml(heuristics));
   // The tables come from the file just written, exactly as emit-header makes them.
-  for (const fs::path& f : write_generated_tables(files[1], directory)) files.push_back(f);
+  for (const fs::path& f : write_generated_tables(files[1], directory, tables_dir)) files.push_back(f);
   files.push_back(directory / "summary.md");
   write_text_file(files.back(), summary_markdown(results, heuristics, targets, framework));
   for (const HeatmapFile& h : summary_heatmaps(results, policy_figure(policy))) {

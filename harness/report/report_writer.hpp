@@ -1,12 +1,14 @@
 // reports/<gpu-slug>/<family>/: every file a sweep leaves, each a function of the
 // results: sweep.yaml (the evidence), heuristics.yaml (the choices), the
-// generated header and JSON (from heuristics.yaml alone), summary.md and its
+// generated header and JSON (from heuristics.yaml and the record of verified
+// defaults under reports/tables/), summary.md and its
 // heatmaps. summary.md also sets speed targets (a targets.yaml, written by hand
 // next to the sweep.yaml it judges) against the results.
 // And reports/tables/: the tables of every family on every GPU swept, a function
 // of all the heuristics.yaml together.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,10 +21,13 @@
 namespace exactune {
 
 // Returns the files written, in the order above. `policy` is the chooser's
-// (heuristics.yaml names it; summary.md ranks and draws by it).
+// (heuristics.yaml names it; summary.md ranks and draws by it); `tables_dir`
+// holds the records of verified defaults (default: tables_dir_of the
+// heuristics.yaml written, <reports>/tables for <reports>/<gpu-slug>/<family>/).
 std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory,
                                                  const Targets& targets = {}, const FrameworkTimes& framework = {},
-                                                 ChooserPolicy policy = kDefaultPolicy);
+                                                 ChooserPolicy policy = kDefaultPolicy,
+                                                 const std::optional<std::filesystem::path>& tables_dir = {});
 
 // The policy of the heuristics.yaml in `folder`, so that regenerating reports
 // keeps the policy they were chosen by; kDefaultPolicy when there is none.
@@ -30,9 +35,11 @@ std::vector<std::filesystem::path> write_reports(const SweepResults& results, co
 ChooserPolicy policy_beside(const std::filesystem::path& folder);
 
 // The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
-// from it alone: what `exactune emit-header` and the sweep both do.
+// from it and the record of verified defaults in `tables_dir` (read_defaults_record;
+// default: tables_dir_of the yaml): what `exactune emit-header` and the sweep both do.
 std::vector<std::filesystem::path> write_generated_tables(const std::filesystem::path& heuristics_yaml,
-                                                          const std::filesystem::path& directory);
+                                                          const std::filesystem::path& directory,
+                                                          const std::optional<std::filesystem::path>& tables_dir = {});
 
 struct GeneratedFile {
   std::filesystem::path path;  // relative to the folder it is written to

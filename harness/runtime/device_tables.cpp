@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <exactune/error.hpp>
+#include <exactune/space.hpp>
 
 namespace exactune {
 namespace {
@@ -92,10 +93,42 @@ FamilyTable read_family(const Node& node) {
   table.size_parameter = node.at("select").at("size").text();
   for (const Node& device : node.at("devices").items()) table.devices.push_back(read_device(device, table.size_parameter));
   table.global_default = node.at("global_default").variant();
+  // Required: tables without it predate verified sizes, and serving from them would serve unproven sizes.
+  for (const Node& range : node.at("verified").items()) {
+    VerifiedRange r;
+    r.variant = range.at("variant").text();
+    r.first = static_cast<int>(range.at("first").integer(1, kMaxInt));
+    r.last = static_cast<int>(range.at("last").integer(r.first, kMaxInt));
+    r.step = static_cast<int>(range.at("step").integer(1, kMaxInt));
+    table.verified.push_back(std::move(r));
+  }
   return table;
 }
 
+// Why the family's size fallbacks rule `variant` out for the request: its
+// value of a fallback's axis needs a size multiple or an alignment the request
+// lacks (the narrower configuration is then a later candidate); "" when none does.
+std::string refusal(const KernelFamily& family, const Variant& variant, int size, unsigned alignment) {
+  for (const SizeFallback& f : family.size_fallbacks()) {
+    if (variant.param(f.axis) != f.from) continue;
+    if (size % f.multiple != 0) {
+      return fmt::format("its {} {} needs {} % {} == 0", f.axis, f.from, family.size_parameter(), f.multiple);
+    }
+    if (f.alignment > 0 && alignment % static_cast<unsigned>(f.alignment) != 0) {
+      return fmt::format("its {} {} needs {}-byte aligned data ({}), and the data is {}-byte aligned", f.axis, f.from,
+                         f.alignment, f.why, alignment);
+    }
+  }
+  return "";
+}
+
 }  // namespace
+
+bool FamilyTable::verified_at(std::string_view variant, int size) const {
+  return std::any_of(verified.begin(), verified.end(), [&](const VerifiedRange& r) {
+    return r.variant == variant && size >= r.first && size <= r.last && (size - r.first) % r.step == 0;
+  });
+}
 
 std::string DeviceIdentity::describe() const {
   return fmt::format("{} (sm_{}{}, {} SMs)", name, cc_major, cc_minor, sm_count);
@@ -198,6 +231,38 @@ std::vector<TableCandidate> table_candidates(const FamilyTable& table, const Dev
   }
   add(table.global_default, CandidateStep::global_default);
   return out;
+}
+
+}  // namespace exactune
+
+namespace exactune {
+
+CandidateChoice choose_candidate(const KernelFamily& family, const FamilyTable& table,
+                                 const DeviceResolution& resolution, int size, std::int64_t rows, unsigned alignment) {
+  return choose_candidate(family, valid_variants(family, size), table, resolution, size, rows, alignment);
+}
+
+CandidateChoice choose_candidate(const KernelFamily& family, const std::vector<Variant>& valid,
+                                 const FamilyTable& table, const DeviceResolution& resolution, int size,
+                                 std::int64_t rows, unsigned alignment) {
+  CandidateChoice choice;
+  for (const TableCandidate& candidate : table_candidates(table, resolution, size, rows)) {
+    const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
+    std::string why;
+    if (it == valid.end()) {
+      why = fmt::format("not a valid variant at {} {}", family.size_parameter(), size);
+    } else if (!table.verified_at(candidate.variant, size)) {
+      why = fmt::format("not verified at {} {}", family.size_parameter(), size);
+    } else {
+      why = refusal(family, *it, size, alignment);
+    }
+    if (why.empty()) {
+      choice.chosen = candidate;
+      return choice;
+    }
+    choice.refusals += fmt::format("; {} {}: {}", step_name(candidate.step), candidate.variant, why);
+  }
+  return choice;
 }
 
 }  // namespace exactune

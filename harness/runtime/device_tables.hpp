@@ -7,13 +7,17 @@
 // else none; then, on a device found by name or by model, the tuned bucket; then
 // the device's default and its narrower fallbacks; then the family's global
 // default. The runtime tries those candidates in order and launches the first
-// that can take the problem (families refuse a variant, e.g. for alignment).
+// that was verified at the size (the tables' "verified" list: tuned choices at
+// their sizes, defaults where exactune verify-defaults proved them) and that
+// the family's size fallbacks let take the data; with none, it serves nothing.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <exactune/family.hpp>
 
 namespace exactune {
 
@@ -41,11 +45,22 @@ struct TableDevice {
   std::vector<TableBucket> buckets;            // by size, then by max_rows ascending, unbounded last
 };
 
+// A variant proven bit-exact at first, first + step, ..., last.
+struct VerifiedRange {
+  std::string variant;
+  int first = 0;
+  int last = 0;
+  int step = 1;
+};
+
 struct FamilyTable {
   std::string family;
   std::string size_parameter;  // the family's size parameter: the key of a bucket's size
   std::vector<TableDevice> devices;
   std::string global_default;
+  std::vector<VerifiedRange> verified;
+
+  bool verified_at(std::string_view variant, int size) const;
 };
 
 struct RuntimeTables {
@@ -82,5 +97,23 @@ struct TableCandidate {
 // Every variant worth trying for `size` and `rows`, best first, without repeats.
 std::vector<TableCandidate> table_candidates(const FamilyTable& table, const DeviceResolution& resolution, int size,
                                              std::int64_t rows);
+
+// The candidate the runtime serves, and why each one before it was passed over.
+struct CandidateChoice {
+  std::optional<TableCandidate> chosen;  // none: serve nothing, run the framework's chain
+  std::string refusals;                  // "; <step> <variant>: <why>" per candidate passed over
+};
+
+// The first of table_candidates that is a valid variant of `family` at
+// `size`, was verified there (FamilyTable::verified) and that no size
+// fallback of the family rules out for `size` and `alignment` (bytes: e.g.
+// 16-byte loads need 16-byte aligned data).
+CandidateChoice choose_candidate(const KernelFamily& family, const FamilyTable& table,
+                                 const DeviceResolution& resolution, int size, std::int64_t rows, unsigned alignment);
+// The same with valid_variants(family, size) given: enumerating the space is
+// the costly part, once per size.
+CandidateChoice choose_candidate(const KernelFamily& family, const std::vector<Variant>& valid,
+                                 const FamilyTable& table, const DeviceResolution& resolution, int size,
+                                 std::int64_t rows, unsigned alignment);
 
 }  // namespace exactune

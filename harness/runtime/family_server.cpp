@@ -46,23 +46,6 @@ struct LoadedVariant {
   std::map<unsigned, unsigned> resident_ctas;
 };
 
-// Why the family's size fallbacks rule `variant` out for the request: its
-// value of a fallback's axis needs a size multiple or an alignment the request
-// lacks (the narrower configuration is then a later candidate); "" when none does.
-std::string refusal(const KernelFamily& family, const Variant& variant, const ServedRequest& request) {
-  for (const SizeFallback& f : family.size_fallbacks()) {
-    if (variant.param(f.axis) != f.from) continue;
-    if (request.size % f.multiple != 0) {
-      return fmt::format("its {} {} needs {} % {} == 0", f.axis, f.from, family.size_parameter(), f.multiple);
-    }
-    if (f.alignment > 0 && request.alignment % f.alignment != 0) {
-      return fmt::format("its {} {} needs {}-byte aligned data ({}), and the data is {}-byte aligned", f.axis, f.from,
-                         f.alignment, f.why, request.alignment);
-    }
-  }
-  return "";
-}
-
 // Test hook: EXACTUNE_PLANTED_FAULT=N compiles every served variant with
 // planted fault N (the faults the verifier's tests use), so that the exactness
 // gate above the runtime can be seen to catch a wrong kernel.
@@ -143,7 +126,8 @@ struct FamilyServer::State {
   }
 
   // First sight of a request: the first candidate of the tables that is valid
-  // at this size and that the family accepts for the request's data.
+  // and verified at this size and that the family accepts for the request's
+  // data (choose_candidate); none: not served, logged once.
   Entry resolve(const ServedRequest& request) {
     const Device& d = device(request.device);
     const FamilyTable* table = runtime_tables().find(family.name());
@@ -154,29 +138,29 @@ struct FamilyServer::State {
     runtime_log_once(fmt::format("{} on GPU {}, {}: {}, from {}", family.name(), request.device, d.identity.describe(),
                                  resolution.describe(), runtime_tables().source));
     const std::vector<Variant> valid = valid_variants(family, request.size);
-    std::string refusals;
-    for (const TableCandidate& candidate : table_candidates(*table, resolution, request.size, request.rows)) {
-      const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
-      std::string why = it == valid.end() ? fmt::format("not a valid variant at {} {}", family.size_parameter(),
-                                                        request.size)
-                                          : refusal(family, *it, request);
-      if (!why.empty()) {
-        refusals += fmt::format("; {} {}: {}", step_name(candidate.step), candidate.variant, why);
-        continue;
-      }
-      LoadedVariant& loaded_variant = load(d, request.device, *it, request.size);
-      const ResidentCtas ctas = [&](unsigned threads) { return resident_ctas(loaded_variant, d, threads); };
-      const PlannedLaunch planned = geometry(*it, request, ctas);
-      auto plan = std::make_unique<LaunchPlan>(LaunchPlan{loaded_variant.function, d.context, planned.geometry,
-                                                          planned.family_flags, it->name,
-                                                          std::string(step_name(candidate.step))});
-      if (candidate.step != CandidateStep::tuned_bucket) {
-        runtime_log_once(fmt::format("{} on GPU {}: {} {} served by the {} {}{}", family.name(), request.device,
-                                     family.size_parameter(), request.size, plan->step, plan->variant, refusals));
-      }
-      return {std::move(plan), ""};
+    const CandidateChoice choice =
+        choose_candidate(family, valid, *table, resolution, request.size, request.rows, request.alignment);
+    if (!choice.chosen) {
+      const std::string why = fmt::format("no variant of the tables was verified at {} {} and can take the data "
+                                          "(run the framework's chain){}",
+                                          family.size_parameter(), request.size, choice.refusals);
+      runtime_log_once(fmt::format("{} on GPU {}: {} {}, {}-byte aligned, not served: {}", family.name(),
+                                   request.device, family.size_parameter(), request.size, request.alignment, why));
+      return {nullptr, why};
     }
-    return {nullptr, fmt::format("no variant of the tables can take it{}", refusals)};
+    const TableCandidate& candidate = *choice.chosen;
+    const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
+    LoadedVariant& loaded_variant = load(d, request.device, *it, request.size);
+    const ResidentCtas ctas = [&](unsigned threads) { return resident_ctas(loaded_variant, d, threads); };
+    const PlannedLaunch planned = geometry(*it, request, ctas);
+    auto plan = std::make_unique<LaunchPlan>(LaunchPlan{loaded_variant.function, d.context, planned.geometry,
+                                                        planned.family_flags, it->name,
+                                                        std::string(step_name(candidate.step))});
+    if (candidate.step != CandidateStep::tuned_bucket) {
+      runtime_log_once(fmt::format("{} on GPU {}: {} {} served by the {} {}{}", family.name(), request.device,
+                                   family.size_parameter(), request.size, plan->step, plan->variant, choice.refusals));
+    }
+    return {std::move(plan), ""};
   }
 };
 

@@ -54,9 +54,11 @@ struct ServeOutcome {
   const std::string* why_not = nullptr;  // set when not served; lives as long as the server
 };
 
-// A candidate of the tables is launched when it is valid at the request's size
-// and no size fallback of the family (KernelFamily::size_fallbacks) rules it
-// out for the request's alignment: e.g. 16-byte loads on 8-byte aligned data.
+// A candidate of the tables is launched when it is valid at the request's size,
+// was verified bit-exact there (the tables' verified sizes), and no size
+// fallback of the family (KernelFamily::size_fallbacks) rules it out for the
+// request's alignment: e.g. 16-byte loads on 8-byte aligned data. A request
+// no candidate passes is not served (run the framework's chain), logged once.
 class FamilyServer {
  public:
   // The variant's launch for the request; resident_ctas(block_threads) is how

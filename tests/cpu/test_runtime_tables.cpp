@@ -33,7 +33,9 @@ const char* const kTables = R"({
           "fallbacks": [{"config": {"variant": "a_large_narrow"}}]}]},
       {"name": "GPU B", "arch": "sm_90", "cc_major": 9, "cc_minor": 0, "sm_count": 114,
        "default": {"variant": "b_default"}, "table": []}],
-    "global_default": {"variant": "global"}}]
+    "global_default": {"variant": "global"},
+    "verified": [{"variant": "a_small", "first": 256, "last": 256, "step": 1},
+                 {"variant": "global", "first": 4, "last": 8192, "step": 4}]}]
 })";
 
 std::vector<std::string> variants(const std::vector<TableCandidate>& candidates) {
@@ -65,6 +67,17 @@ TEST_CASE("the runtime resolves a GPU by name, then model, then architecture, th
   CHECK(none.match == DeviceMatch::none);
   CHECK(none.device == nullptr);
   CHECK(none.describe().find("global default") != std::string::npos);
+}
+
+TEST_CASE("verified sizes are ranges of one variant", "[runtime]") {
+  const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
+  const FamilyTable& toy = *tables.find("toy");
+  CHECK(toy.verified_at("a_small", 256));
+  CHECK_FALSE(toy.verified_at("a_small", 260));
+  CHECK(toy.verified_at("global", 8192));
+  CHECK_FALSE(toy.verified_at("global", 8190));
+  CHECK_FALSE(toy.verified_at("global", 8196));
+  CHECK_FALSE(toy.verified_at("a_large", 256));
 }
 
 TEST_CASE("the candidates follow the fallback chain, best first, without repeats", "[runtime]") {
@@ -108,6 +121,9 @@ TEST_CASE("malformed tables are refused with the file and the JSON path", "[runt
   std::string zero_sms = kTables;
   zero_sms.replace(zero_sms.find("\"sm_count\": 114"), 15, "\"sm_count\": 0");
   CHECK(message(zero_sms) == "t.json: families[0].devices[1].sm_count: 0 is not in 1..100000");
+  std::string backwards = kTables;
+  backwards.replace(backwards.find("\"last\": 8192"), 12, "\"last\": 3");
+  CHECK(message(backwards) == "t.json: families[0].verified[1].last: 3 is not in 4..2147483647");
 }
 
 TEST_CASE("the built-in tables read, and cover every registered family's GPUs with valid variants", "[runtime]") {

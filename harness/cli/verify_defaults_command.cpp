@@ -1,0 +1,141 @@
+// exactune verify-defaults: verifies, at every size the family serves, each
+// configuration its tables can return outside a tuned (variant, size) pair —
+// the global default, every device default of reports/*/<family>/heuristics.yaml,
+// their narrowed forms and the tuned buckets' narrowed forms — and writes the
+// record `exactune tables` and `exactune emit-header` serve defaults from.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "cli/backend_choice.hpp"
+#include "cli/blaming_the_input.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "report/family_tables.hpp"
+#include "store/defaults_record.hpp"
+#include "util/progress.hpp"
+#include "util/text_file.hpp"
+#include "verify/defaults_verification.hpp"
+
+namespace exactune::cli {
+
+void add_verify_defaults_command(CLI::App& app, Run& run) {
+  struct Options {
+    ShapeOptions shapes;
+    BackendOptions backend;
+    std::string shape;
+    std::vector<int> sizes;
+    std::string reports = "reports";
+    std::string out;
+    std::string cache_dir;
+    int jobs = 0;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "verify-defaults",
+      "Verify every configuration the family's tables return outside a tuned (variant, size) pair (global default, "
+      "device defaults, their narrowed forms, tuned buckets' narrowed forms) at every size the family serves, and "
+      "write the record the tables serve defaults from (failures recorded, exit 1)");
+  options->shapes.add_to(*command);
+  options->backend.add_to(*command);
+  command->add_option("--shape", options->shape,
+                      "the shape verified at each size, its size parameter set to the size (default: the first of "
+                      "the shape set)");
+  command->add_option("--sizes", options->sizes, "only these sizes (default: every size the family serves)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--reports", options->reports, "the folder of <gpu-slug>/<family>/heuristics.yaml")
+      ->capture_default_str();
+  command->add_option("--out", options->out,
+                      "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)");
+  command->add_option("--cache-dir", options->cache_dir,
+                      "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)");
+  command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
+      ->check(CLI::NonNegativeNumber);
+  command->callback([&run, options] {
+    run = [options] {
+      const KernelFamily& family = options->shapes.family.family();
+      const ShapeSet set = options->shapes.load();
+      const Shape* shape = &set.shapes.front();
+      if (!options->shape.empty()) {
+        const auto it = std::find_if(set.shapes.begin(), set.shapes.end(),
+                                     [&](const Shape& s) { return s.name == options->shape; });
+        if (it == set.shapes.end()) throw input_error(fmt::format("--shape {}: no such shape in {}", options->shape, set.source));
+        shape = &*it;
+      }
+      std::vector<int> sizes = served_sizes(family);
+      if (!options->sizes.empty()) {
+        for (int s : options->sizes) {
+          if (std::find(sizes.begin(), sizes.end(), s) == sizes.end()) {
+            throw input_error(fmt::format("--sizes {}: {}", s, family.parameter_problem(family.size_parameter(), s)));
+          }
+        }
+        sizes = options->sizes;
+        std::sort(sizes.begin(), sizes.end());
+      }
+      const std::filesystem::path reports = options->reports;
+      const std::filesystem::path out = options->out.empty()
+                                            ? reports / "tables" / defaults_record_path(family.name())
+                                            : std::filesystem::path(options->out);
+      const FamilyTables tables = blaming_the_input([&] {
+        for (FamilyTables& t : tables_by_family(load_swept_heuristics(reports))) {
+          if (t.family == family.name()) return t;
+        }
+        throw input_error(fmt::format("{}: no */{}/heuristics.yaml: no defaults to verify", reports.string(),
+                                      family.name()));
+      });
+      const std::vector<ConfigurationToVerify> plan = configurations_to_verify(family, tables, sizes);
+
+      // The command that reproduces the record, without the paths of this machine.
+      std::string reproduce = fmt::format("exactune verify-defaults --family {}", family.name());
+      if (options->backend.cpu) reproduce += fmt::format(" --cpu --rows {}", options->backend.cpu_rows);
+      if (!options->shape.empty()) reproduce += " --shape " + options->shape;
+      if (!options->shapes.shapes_file.empty()) reproduce += " --shapes " + options->shapes.shapes_file;
+      if (!options->sizes.empty()) reproduce += fmt::format(" --sizes {}", fmt::join(sizes, " "));
+
+      std::unique_ptr<Backend> backend = options->backend.open();
+      const CompileCache cache(options->cache_dir.empty() ? CompileCache::default_directory()
+                                                          : std::filesystem::path(options->cache_dir));
+      std::size_t total = 0;
+      for (const ConfigurationToVerify& c : plan) {
+        for (int size : c.sizes) total += family.exclusion(c.configuration.params, size).empty();
+      }
+      fmt::print(stderr, "verify-defaults on {}: {} configurations, {} valid (configuration, {}) pairs{}\n",
+                 backend->description(), plan.size(), total, family.size_parameter(), options->backend.note());
+      DefaultsVerificationOptions verification;
+      verification.rows = options->backend.cpu ? options->backend.cpu_rows : static_cast<int>(shape->rows());
+      verification.stage.compile.jobs = options->jobs;
+      Progress progress("verify-defaults", total);
+      std::size_t finished = 0, current = 0;
+      verification.on_size = [&](const std::string& variant, std::size_t done, std::size_t of) {
+        if (done == of) finished += of, current = 0; else current = done;
+        progress.advance(finished + current, variant);
+      };
+      const auto start = std::chrono::steady_clock::now();
+      DefaultsRecord record = verify_configurations(family, *backend, load_support_kernels(family, *backend, cache),
+                                                    cache, *shape, plan, verification);
+      progress.finish();
+      record.command = reproduce;
+      std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
+      std::filesystem::create_directories(out.parent_path(), ignored);
+      write_text_file(out, to_defaults_yaml(record));
+      std::size_t failed = 0;
+      for (const VerifiedConfiguration& c : record.configurations) {
+        fmt::print("{}: verified {}{}\n", c.variant, fmt::join(std::vector<std::string>([&] {
+                     std::vector<std::string> texts;
+                     for (const SizeRange& r : c.verified) texts.push_back(to_string(r));
+                     return texts;
+                   }()), ", "), c.failed.empty() ? "" : fmt::format("; FAILED at {} sizes, first {}: {}", c.failed.size(),
+                                                                   c.failed.front().size, c.failed.front().first_failure));
+        failed += c.failed.size();
+      }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      fmt::print("wrote {} ({:.0f} s; {} failures)\n", out.string(), seconds, failed);
+      return failed == 0 ? 0 : kExitFailure;
+    };
+  });
+}
+
+}  // namespace exactune::cli
