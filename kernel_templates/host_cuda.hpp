@@ -26,6 +26,10 @@
 // shows it). rsqrtf has no host equivalent of the GPU's rsqrt.approx.f32: it
 // is 1/sqrt here (see exactune_host::rsqrtf_recipe), used by references and
 // variants alike, so they agree with each other but not always with a GPU.
+// EXACTUNE_HOST_RSQRTF_TABLE names a file of the GPU's own values instead:
+// little-endian pairs of float32 bits (input, rsqrtf(input)) measured on a GPU.
+// rsqrtf then returns the GPU's bits, and an input missing from the table fails
+// the launch: the torch golden test gives the windows around each row's var+eps.
 //
 // Not simulated: dynamic shared memory (extern __shared__), partial-warp masks,
 // atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
@@ -48,7 +52,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -56,7 +62,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <type_traits>
@@ -139,7 +147,6 @@ constexpr const char* rsqrtf_recipe = "1.0f / sqrtf(x), both correctly rounded (
 inline float host_rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 }  // namespace exactune_host
 
-inline float rsqrtf(float x) { return exactune_host::host_rsqrtf(x); }
 
 // ---------------------------------------------------------------------------
 // Runtime: fibers, the per-block scheduler and the grid
@@ -795,6 +802,67 @@ template <class T>
 T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
   return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::bfly,
                                           static_cast<unsigned>(lane_mask), width, "__shfl_xor_sync");
+}
+
+// ---------------------------------------------------------------------------
+// rsqrtf: the host recipe, or a GPU's values from EXACTUNE_HOST_RSQRTF_TABLE
+// ---------------------------------------------------------------------------
+namespace exactune_host {
+namespace detail {
+
+struct rsqrtf_table {
+  std::string path;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // sorted by input bits
+  std::string problem;                                         // why the file cannot be used
+};
+
+// Loaded once per path (a test may point at another file between launches).
+inline std::shared_ptr<const rsqrtf_table> load_rsqrtf_table(const char* path) {
+  static std::mutex mutex;
+  static std::shared_ptr<const rsqrtf_table> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (loaded && loaded->path == path) return loaded;
+  auto table = std::make_shared<rsqrtf_table>();
+  table->path = path;
+  if (std::FILE* f = std::fopen(path, "rb")) {
+    std::uint32_t pair[2];
+    while (std::fread(pair, sizeof pair, 1, f) == 1) table->pairs.emplace_back(pair[0], pair[1]);
+    std::fclose(f);
+    std::sort(table->pairs.begin(), table->pairs.end());
+    if (table->pairs.empty()) table->problem = "holds no (input, rsqrtf) pair";
+  } else {
+    table->problem = std::string("cannot be read: ") + std::strerror(errno);
+  }
+  loaded = table;
+  return loaded;
+}
+
+}  // namespace detail
+}  // namespace exactune_host
+
+inline float rsqrtf(float x) {
+  const char* path = std::getenv("EXACTUNE_HOST_RSQRTF_TABLE");
+  if (path == nullptr || *path == '\0') return exactune_host::host_rsqrtf(x);
+  const auto table = exactune_host::detail::load_rsqrtf_table(path);
+  const std::uint32_t input = __float_as_uint(x);
+  const auto found = std::lower_bound(table->pairs.begin(), table->pairs.end(), std::make_pair(input, 0u));
+  if (table->problem.empty() && found != table->pairs.end() && found->first == input) {
+    return __uint_as_float(found->second);
+  }
+  char what[512];
+  if (!table->problem.empty()) {
+    std::snprintf(what, sizeof what, "EXACTUNE_HOST_RSQRTF_TABLE=%s %s", path, table->problem.c_str());
+  } else {
+    std::snprintf(what, sizeof what,
+                  "rsqrtf(%.9g, bits 0x%08x): not in EXACTUNE_HOST_RSQRTF_TABLE=%s (%zu pairs), so the GPU's value "
+                  "is unknown here",
+                  static_cast<double>(x), input, path, table->pairs.size());
+  }
+  if (::exactune_host::detail::active_runner == nullptr) {  // host code, outside any launch
+    std::fprintf(stderr, "%s\n", what);
+    std::abort();
+  }
+  ::exactune_host::detail::active_runner->fail(what);
 }
 
 // Exports a host launcher from the generated translation unit.

@@ -88,12 +88,17 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
   };
   KernelLoader loader(backend);
   for (const Shape& shape : shapes) {
-    for (const InputCase& input_case : family.input_cases(shape)) {
+    const std::vector<InputCase> cases =
+        options.recorded_inputs ? options.recorded_inputs->cases(shape) : family.input_cases(shape);
+    for (const InputCase& input_case : cases) {
       std::unique_ptr<Workload> workload;
       std::vector<std::uint16_t> expected;
       std::string setup_failure;
       try {
-        workload = family.make_workload(backend, support, shape, input_case, case_seed(options.seed, shape.name, input_case.name));
+        workload = options.recorded_inputs
+                       ? options.recorded_inputs->workload(backend, support, shape, input_case)
+                       : family.make_workload(backend, support, shape, input_case,
+                                              case_seed(options.seed, shape.name, input_case.name));
         workload->launch_reference();
         backend.synchronize();
         expected = workload->download_reference_output();

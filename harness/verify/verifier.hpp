@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,9 +43,18 @@ struct VariantBuild {
   CompileOutcome outcome;
 };
 
+// Recorded inputs in place of the family's seeded ones: the cases of a shape
+// and the workload of one case (the torch golden test runs variants on torch's
+// own inputs this way). Either both are set or neither.
+struct RecordedInputs {
+  std::function<std::vector<InputCase>(const Shape&)> cases;
+  std::function<std::unique_ptr<Workload>(Backend&, const SupportKernels&, const Shape&, const InputCase&)> workload;
+};
+
 struct VerifyOptions {
   std::uint64_t seed = 1;
   std::function<void(const VerifyRecord&)> on_record;  // called as each record is made
+  std::optional<RecordedInputs> recorded_inputs;        // none: the family's seeded inputs
 };
 
 std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,
