@@ -5,7 +5,7 @@
 // Welford state, the warp reduces with a shuffle tree, the four warps combine
 // through shared memory (w0 <- w2 and w1 <- w3, then w0 <- w1), and the second
 // pass re-reads x. The recipe is versioned (KernelFamily::reference_recipe,
-// "aten-2.11-vectorized-layer-norm-v4x128"): a newer aten that changes it needs a
+// "aten-2.11-cu130-vectorized-layer-norm-v4x128"): a newer aten that changes it needs a
 // new reference, checked against real torch (tests/torch).
 #pragma once
 #include "kernel_templates/arith.cuh"

@@ -49,7 +49,9 @@ class LayerNormModulateFamily final : public KernelFamily {
            "bit-exact with torch 2.11's eager chain";
   }
 
-  std::string reference_recipe() const override { return "aten-2.11-vectorized-layer-norm-v4x128"; }
+  // cu130: torch's CUDA build, whose own machine code confirmed the pattern
+  // (docs/aten-layernorm-bf16.md, "Confirmed from torch's binary").
+  std::string reference_recipe() const override { return "aten-2.11-cu130-vectorized-layer-norm-v4x128"; }
 
   std::vector<ParameterSpec> shape_parameters() const override {
     return {

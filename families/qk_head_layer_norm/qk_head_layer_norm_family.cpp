@@ -51,7 +51,9 @@ class QkHeadLayerNormFamily final : public KernelFamily {
   }
 
   // The same aten kernel as the first family's reference, at rows of <= 128.
-  std::string reference_recipe() const override { return "aten-2.11-vectorized-layer-norm-v4x128"; }
+  // cu130: torch's CUDA build, whose own machine code confirmed the pattern
+  // (docs/aten-layernorm-bf16.md, "Confirmed from torch's binary").
+  std::string reference_recipe() const override { return "aten-2.11-cu130-vectorized-layer-norm-v4x128"; }
 
   std::vector<ParameterSpec> shape_parameters() const override {
     return {

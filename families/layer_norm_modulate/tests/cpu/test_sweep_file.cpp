@@ -29,7 +29,7 @@ SweepResults awkward_results() {
   SweepResults r;
   r.device = {"NVIDIA H200", "nvidia-h200", "sm_90", 132, 62914560, 3201000, 5120, 13000, "13.0"};
   r.family = "layer_norm_modulate";
-  r.reference_recipe = "aten-2.11-vectorized-layer-norm-v4x128";
+  r.reference_recipe = "aten-2.11-cu130-vectorized-layer-norm-v4x128";
   r.created = "2026-11-30T01:02:03Z";
   r.wall_s = 123.4;
   r.timing = {"CUDA graph cycling through K copies: yes", "CUDA graph of 20 launches, replayed; events around each replay",
