@@ -17,13 +17,15 @@ mkdir -p "$OUT"
 pack() { tar czf /tmp/00-gpu-results.tgz -C "$OUT" --exclude=00-gpu-results.tgz . && mv /tmp/00-gpu-results.tgz "$OUT/"; }
 export EXACTUNE_CACHE_DIR=${EXACTUNE_CACHE_DIR:-/tmp/exactune-cache}
 export EXACTUNE_BUILD_DIR=${EXACTUNE_BUILD_DIR:-build-gpu}
+# Absolute: a build outside the tree (e.g. /tmp/build-gpu) outlives a re-sent tree on a warm machine.
+case $EXACTUNE_BUILD_DIR in /*) ;; *) EXACTUNE_BUILD_DIR=$PWD/$EXACTUNE_BUILD_DIR ;; esac
 export PYTHONUNBUFFERED=1
 # Here a skipped GPU test is a failure (tests/gpu_main.cpp, conftest.py).
 export EXACTUNE_REQUIRE_GPU=1
 # The Python package from this tree, on the runtime library just built; its
 # torch op library is compiled on first import into TORCH_EXTENSIONS_DIR.
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-export EXACTUNE_RUNTIME_LIB=$PWD/$EXACTUNE_BUILD_DIR/libexactune_runtime.so
+export EXACTUNE_RUNTIME_LIB=$EXACTUNE_BUILD_DIR/libexactune_runtime.so
 export TORCH_EXTENSIONS_DIR=${TORCH_EXTENSIONS_DIR:-/tmp/exactune-torch-extensions}
 stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(tests torch verify faults sanitize runtime)
@@ -55,13 +57,13 @@ for stage in "${stages[@]}"; do
       grep -h "^cpu_vs_gpu:\|^planted fault\|^GPU 0:\|^arith_checks:" "$OUT/ctest-full.log" | sort -u | while read -r line; do note "$line"; done
       ;;
     torch)
-      EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so \
+      EXACTUNE_CAPI=$EXACTUNE_BUILD_DIR/libexactune_capi.so \
         timeout "${EXACTUNE_TORCH_TIMEOUT:-400}" python3 -m pytest families/*/tests/torch -q -p no:cacheprovider -rA \
         ${EXACTUNE_TORCH_SELECT:+-k "$EXACTUNE_TORCH_SELECT"} >"$OUT/torch.log" 2>&1 || status=1
       note "torch: $(tail -1 "$OUT/torch.log") ($(( $(date +%s) - t0 )) s)"
       # EXACTUNE_TORCH_SELECT (a pytest -k expression) runs part of the cross-check.
       if grep -q "Segmentation fault" "$OUT/torch.log"; then  # the native frames, for the next look
-        EXACTUNE_CAPI=$PWD/$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \
+        EXACTUNE_CAPI=$EXACTUNE_BUILD_DIR/libexactune_capi.so timeout 120 cuda-gdb -q -batch \
           -ex "set pagination off" -ex run -ex "bt 40" --args python3 -m pytest families/*/tests/torch -q -x \
           -p no:cacheprovider -k "test_reference_matches_torch and D64" >"$OUT/torch-gdb.log" 2>&1
         grep -E "^#[0-9]+ " "$OUT/torch-gdb.log" | head -25
@@ -144,7 +146,8 @@ for stage in "${stages[@]}"; do
       ;;
     sweep)
       for family in $families; do
-        "$bin" sweep --family "$family" --out "$OUT/reports/$family" >"$OUT/sweep-$family.log" \
+        # EXACTUNE_SWEEP_ARGS: more sweep options (e.g. --repetitions 5 --policy cold).
+        "$bin" sweep --family "$family" --out "$OUT/reports/$family" ${EXACTUNE_SWEEP_ARGS:-} >"$OUT/sweep-$family.log" \
           2>"$OUT/sweep-$family.err" || status=1
         note "sweep $family: $(tail -1 "$OUT/sweep-$family.log") ($(( $(date +%s) - t0 )) s)"
         tail -12 "$OUT/sweep-$family.log"
