@@ -104,33 +104,32 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 2.238 us on edge-37tok-d2240; runner-up
-    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.30%
+    // hidden 2240, rows <= 275: 2.607 us on edge-37tok-d2240; runner-up
+    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.08%
     {"NVIDIA H200", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
-    // hidden 2240, rows > 275: 6.337 us on sana-1024px; runner-up
-    // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.22%
+    // hidden 2240, rows > 275: 7.956 us on sana-1024px; runner-up
+    // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.04%
     {"NVIDIA H200", 9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"},
      {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
-    // hidden 3072, rows <= 64: 1.536 us on edge-1tok-d3072; runner-up
-    // w4_r1_predicated_v8_reload_fold_early_bf16x2_full +13.06%; shared by the size's buckets
-    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
-    // hidden 3072, rows 65..4344: 12.327 us on flux1-1024px-image; runner-up
-    // w2_r1_predicated_v16_reload_rcp_late_bf16x2_full +3.30%
-    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_reload_fold_late_bf16x2_full"}},
-    // hidden 3072, rows > 4344: 15.611 us on flux1-1024px-joint; runner-up
-    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +2.47%
-    {"NVIDIA H200", 9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
-    // hidden 4096, rows <= 1570: 3.684 us on edge-301tok-d4096; runner-up
-    // w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent +4.23%
+    // hidden 3072, rows <= 64: 1.915 us on edge-1tok-d3072; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +4.79%
+    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 3072, rows 65..4344: 14.832 us on flux1-1024px-image; runner-up
+    // w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent +0.17%
+    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {4, 2, Tail::predicated, 16, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent"},
+     {4, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent"}},
+    // hidden 3072, rows > 4344: 16.715 us on flux1-1024px-joint; runner-up
+    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +0.21%
+    {"NVIDIA H200", 9, 0, 132, 3072, -1, {8, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent"},
+     {8, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent"}},
+    // hidden 4096, rows <= 1570: 4.709 us on edge-301tok-d4096; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +2.96%
     {"NVIDIA H200", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 4096, rows > 1570: 18.323 us on glm-image; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +1.08%; shared by the size's
-    // buckets
+    // hidden 4096, rows > 1570: 18.592 us on glm-image; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +0.37%
     {"NVIDIA H200", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
 };
@@ -139,8 +138,8 @@ inline constexpr Entry kTable[] = {
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132,
-     {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
 };
 
 // Rule 4, the global default: aten's own launch shape (4 warps, one row per CTA, 8-byte loads),

@@ -87,31 +87,31 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // head_dim 32, every row count: 9.012 us on dit-h70-d32; runner-up w2_r32_v16_rcp_joint +0.48%
-    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"},
-     {4, 64, 8, Counts::rcp, QkGrid::joint, "w4_r64_v8_rcp_joint"}},
-    // head_dim 64, every row count: 30.772 us on dit-h48-d64; runner-up w4_r32_v16_rcp_split +0.16%
-    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"},
-     {2, 16, 8, Counts::rcp, QkGrid::split, "w2_r16_v8_rcp_split"}},
-    // head_dim 128, rows <= 12457: 1.538 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +4.71%
-    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
-     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
-    // head_dim 128, rows 12458..146542: 34.092 us on glm-image-1024px; runner-up
-    // w2_r16_v16_rcp_joint +0.70%
+    // head_dim 32, every row count: 10.944 us on dit-h70-d32; runner-up w4_r64_v16_rcp_joint +0.10%
+    {"NVIDIA H200", 9, 0, 132, 32, -1, {2, 32, 16, Counts::rcp, QkGrid::joint, "w2_r32_v16_rcp_joint"},
+     {2, 32, 8, Counts::rcp, QkGrid::joint, "w2_r32_v8_rcp_joint"}},
+    // head_dim 64, every row count: 30.614 us on dit-h48-d64; runner-up w4_r32_v16_rcp_joint +0.15%
+    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
+    // head_dim 128, rows <= 12457: 1.971 us on edge-37tok-d128; runner-up w4_r8_v8_rcp_joint +0.00%
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
+     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
+    // head_dim 128, rows 12458..146542: 34.037 us on glm-image-1024px; runner-up
+    // w2_r16_v16_rcp_joint +0.11%
     {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
      {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
-    // head_dim 128, rows > 146542: 42.017 us on glm-image-1024px-joint; runner-up
-    // w2_r16_v16_rcp_joint +0.33%
-    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
-     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
+    // head_dim 128, rows > 146542: 42.06 us on glm-image-1024px-joint; runner-up
+    // w4_r32_v16_rcp_joint +0.62%
+    {"NVIDIA H200", 9, 0, 132, 128, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132,
-     {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
-     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
+     {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
 };
 
 // Rule 4, the global default: one warp per head row with thread p as aten's lane p of warp 0,
