@@ -27,7 +27,7 @@ struct ChangeTraits {
   bool always_counted;      // in the summary even at zero: what a reader looks for first
 };
 
-constexpr std::array<ChangeTraits, 17> kChanges = {{
+constexpr std::array<ChangeTraits, 18> kChanges = {{
     {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
     {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
     {GateChange::too_noisy, GateVerdict::fail, "too noisy to judge", "too noisy to judge", false},
@@ -37,6 +37,7 @@ constexpr std::array<ChangeTraits, 17> kChanges = {{
     {GateChange::removed_shape, GateVerdict::fail, "removed shape", "removed shapes", false},
     {GateChange::different_gpu, GateVerdict::fail, "different GPU", "different GPU", false},
     {GateChange::different_reference, GateVerdict::fail, "different reference", "different reference", false},
+    {GateChange::different_inputs, GateVerdict::fail, "different inputs", "different inputs", false},
     {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
     {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},
     {GateChange::improved, GateVerdict::pass, "improved", "improved", false},
@@ -143,6 +144,13 @@ class Comparison {
            fmt::format("the reference recipe changed from {} to {}: the candidate proves exactness against another "
                        "reference",
                        baseline_.reference_recipe, candidate_.reference_recipe)});
+    }
+    if (baseline_.seed != candidate_.seed) {
+      add({"", "", GateCheck::exactness, GateChange::different_inputs, fmt::format("seed {}", baseline_.seed),
+           fmt::format("seed {}", candidate_.seed), "exactness is proven on other inputs",
+           fmt::format("the input seed changed from {} to {}: the candidate proves exactness on other inputs than the "
+                       "baseline's; sweep both with the same --seed",
+                       baseline_.seed, candidate_.seed)});
     }
   }
 

@@ -8,7 +8,8 @@
 // the candidate's); when the candidate's own figure is too noisy to judge; when a chosen
 // configuration or a whole shape disappeared, or a shape changed its
 // definition under the same name; and when the sweeps ran on different GPUs
-// (speed is then not compared) or against different reference recipes.
+// (speed is then not compared), against different reference recipes or on
+// inputs of another seed (exactness is then proven on other inputs).
 // Everything else that changed is reported as a note.
 #pragma once
 #include <map>
@@ -54,6 +55,7 @@ enum class GateChange {
   changed_shape,           // the same name, other parameters: nothing compares, fail
   different_gpu,           // the sweeps ran on different GPUs: speed is not compared, fail
   different_reference,     // the reference recipe changed: exactness is against another reference, fail
+  different_inputs,        // another input seed: exactness is proven on other inputs than the baseline's, fail
 };
 
 enum class GateVerdict { pass, note, warning, fail };

@@ -182,6 +182,7 @@ KeyValues header_fields(const SweepResults& r) {
   return {{"exactune_sweep", fmt::format("{}", kSweepFormatVersion)},
           {"family", yaml_string(r.family)},
           {"reference_recipe", yaml_string(r.reference_recipe)},
+          {"seed", fmt::format("{}", r.seed)},
           {"created", yaml_string(r.created)},
           {"wall_s", yaml_number(r.wall_s)},
           {"gpu", flow_map(device_fields(r.device))},
@@ -552,6 +553,8 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   }
   const Keys keys = shape_keys(*family, version);
   results.reference_recipe = top["reference_recipe"].text();
+  // Sweeps written before the seed was recorded all ran on the default seed, 1.
+  if (const std::optional<Value> seed = top.optional("seed")) results.seed = seed->integer<std::uint64_t>();
   results.created = top["created"].text();
   results.wall_s = top["wall_s"].real();
   results.device = read_device(top["gpu"]);

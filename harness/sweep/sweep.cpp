@@ -130,6 +130,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   results.device = device_record(backend.gpu());
   results.family = family.name();
   results.reference_recipe = family.reference_recipe();
+  results.seed = options.seed;
   results.created = utc_now();
 
   const SupportKernels support = load_support_kernels(family, backend, cache);

@@ -369,6 +369,13 @@ TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; fa
   REQUIRE(finding(recipe, GateChange::different_reference) != nullptr);
   CHECK(contains(finding(recipe, GateChange::different_reference)->message, "from aten-2.11 to aten-2.12"));
 
+  SweepResults other_seed = baseline();
+  other_seed.seed = 7;
+  const GateReport seed = compare_sweeps(baseline(), other_seed, {});
+  CHECK_FALSE(seed.passed());
+  REQUIRE(finding(seed, GateChange::different_inputs) != nullptr);
+  CHECK(contains(finding(seed, GateChange::different_inputs)->message, "seed changed from 1 to 7"));
+
   candidate.family = "rms_norm_modulate";
   CHECK_THROWS_AS(compare_sweeps(baseline(), candidate, {}), input_error);
 }
