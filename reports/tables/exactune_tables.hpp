@@ -108,33 +108,32 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 2.238 us on edge-37tok-d2240; runner-up
-    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.30%
+    // hidden 2240, rows <= 275: 2.607 us on edge-37tok-d2240; runner-up
+    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.08%
     {"NVIDIA H200", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
-    // hidden 2240, rows > 275: 6.337 us on sana-1024px; runner-up
-    // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.22%
+    // hidden 2240, rows > 275: 7.956 us on sana-1024px; runner-up
+    // w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent +0.04%
     {"NVIDIA H200", 9, 0, 132, 2240, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"},
      {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
-    // hidden 3072, rows <= 64: 1.536 us on edge-1tok-d3072; runner-up
-    // w4_r1_predicated_v8_reload_fold_early_bf16x2_full +13.06%; shared by the size's buckets
-    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
-    // hidden 3072, rows 65..4344: 12.327 us on flux1-1024px-image; runner-up
-    // w2_r1_predicated_v16_reload_rcp_late_bf16x2_full +3.30%
-    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 16, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_reload_fold_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_reload_fold_late_bf16x2_full"}},
-    // hidden 3072, rows > 4344: 15.611 us on flux1-1024px-joint; runner-up
-    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +2.47%
-    {"NVIDIA H200", 9, 0, 132, 3072, -1, {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
-    // hidden 4096, rows <= 1570: 3.684 us on edge-301tok-d4096; runner-up
-    // w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent +4.23%
+    // hidden 3072, rows <= 64: 1.915 us on edge-1tok-d3072; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +4.79%
+    {"NVIDIA H200", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 3072, rows 65..4344: 14.832 us on flux1-1024px-image; runner-up
+    // w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent +0.17%
+    {"NVIDIA H200", 9, 0, 132, 3072, 4344, {4, 2, Tail::predicated, 16, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent"},
+     {4, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent"}},
+    // hidden 3072, rows > 4344: 16.715 us on flux1-1024px-joint; runner-up
+    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_persistent +0.21%
+    {"NVIDIA H200", 9, 0, 132, 3072, -1, {8, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent"},
+     {8, 2, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent"}},
+    // hidden 4096, rows <= 1570: 4.709 us on edge-301tok-d4096; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +2.96%
     {"NVIDIA H200", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 4096, rows > 1570: 18.323 us on glm-image; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +1.08%; shared by the size's
-    // buckets
+    // hidden 4096, rows > 1570: 18.592 us on glm-image; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +0.37%
     {"NVIDIA H200", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
 };
@@ -143,8 +142,8 @@ inline constexpr Entry kTable[] = {
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132,
-     {2, 1, Tail::predicated, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v16_registers_rcp_late_bf16x2_full"},
-     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_predicated_v8_registers_rcp_late_bf16x2_full"}},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
 };
 
 // Rule 4, the global default: aten's own launch shape (4 warps, one row per CTA, 8-byte loads),
@@ -156,16 +155,15 @@ inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1},
     {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1},
-    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 3072, 3072, 1},
-    {"w2_r1_predicated_v16_reload_fold_late_bf16x2_full", 3072, 3072, 1},
-    {"w2_r1_predicated_v16_registers_rcp_late_bf16x2_full", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1},
+    {"w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
+    {"w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1},
     {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1},
     // exact on host (exactune verify-defaults --family layer_norm_modulate --cpu --rows 5)
     {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4},
-    {"w2_r1_predicated_v16_registers_rcp_late_bf16x2_full", 8, 8192, 8},
-    {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_full", 4, 8192, 4},
-    {"w2_r1_predicated_v8_reload_fold_late_bf16x2_full", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4, 5120, 4},
+    {"w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -340,31 +338,31 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // head_dim 32, every row count: 9.012 us on dit-h70-d32; runner-up w2_r32_v16_rcp_joint +0.48%
-    {"NVIDIA H200", 9, 0, 132, 32, -1, {4, 64, 16, Counts::rcp, QkGrid::joint, "w4_r64_v16_rcp_joint"},
-     {4, 64, 8, Counts::rcp, QkGrid::joint, "w4_r64_v8_rcp_joint"}},
-    // head_dim 64, every row count: 30.772 us on dit-h48-d64; runner-up w4_r32_v16_rcp_split +0.16%
-    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::split, "w2_r16_v16_rcp_split"},
-     {2, 16, 8, Counts::rcp, QkGrid::split, "w2_r16_v8_rcp_split"}},
-    // head_dim 128, rows <= 12457: 1.538 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +4.71%
-    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
-     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
-    // head_dim 128, rows 12458..146542: 34.092 us on glm-image-1024px; runner-up
-    // w2_r16_v16_rcp_joint +0.70%
+    // head_dim 32, every row count: 10.944 us on dit-h70-d32; runner-up w4_r64_v16_rcp_joint +0.10%
+    {"NVIDIA H200", 9, 0, 132, 32, -1, {2, 32, 16, Counts::rcp, QkGrid::joint, "w2_r32_v16_rcp_joint"},
+     {2, 32, 8, Counts::rcp, QkGrid::joint, "w2_r32_v8_rcp_joint"}},
+    // head_dim 64, every row count: 30.614 us on dit-h48-d64; runner-up w4_r32_v16_rcp_joint +0.15%
+    {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
+    // head_dim 128, rows <= 12457: 1.971 us on edge-37tok-d128; runner-up w4_r8_v8_rcp_joint +0.00%
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
+     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
+    // head_dim 128, rows 12458..146542: 34.037 us on glm-image-1024px; runner-up
+    // w2_r16_v16_rcp_joint +0.11%
     {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
      {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
-    // head_dim 128, rows > 146542: 42.017 us on glm-image-1024px-joint; runner-up
-    // w2_r16_v16_rcp_joint +0.33%
-    {"NVIDIA H200", 9, 0, 132, 128, -1, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
-     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
+    // head_dim 128, rows > 146542: 42.06 us on glm-image-1024px-joint; runner-up
+    // w4_r32_v16_rcp_joint +0.62%
+    {"NVIDIA H200", 9, 0, 132, 128, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132,
-     {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
-     {1, 8, 8, Counts::rcp, QkGrid::joint, "w1_r8_v8_rcp_joint"}},
+     {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
+     {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
 };
 
 // Rule 4, the global default: one warp per head row with thread p as aten's lane p of warp 0,
@@ -374,16 +372,17 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 4, 8, Counts::rcp, QkGrid::jo
 // these sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
-    {"w4_r64_v16_rcp_joint", 32, 32, 1},
-    {"w2_r16_v16_rcp_split", 64, 64, 1},
-    {"w4_r8_v8_rcp_joint", 128, 128, 1},
+    {"w2_r32_v16_rcp_joint", 32, 32, 1},
+    {"w2_r16_v16_rcp_joint", 64, 64, 1},
+    {"w2_r16_v16_rcp_joint", 128, 128, 1},
+    {"w2_r4_v8_rcp_joint", 128, 128, 1},
     {"w1_r8_v16_rcp_joint", 128, 128, 1},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
     {"w4_r4_v8_rcp_joint", 4, 128, 4},
-    {"w1_r8_v16_rcp_joint", 8, 128, 8},
-    {"w1_r8_v8_rcp_joint", 4, 128, 4},
-    {"w4_r64_v8_rcp_joint", 32, 32, 1},
-    {"w2_r16_v8_rcp_split", 64, 64, 1},
+    {"w2_r16_v16_rcp_joint", 8, 128, 8},
+    {"w2_r16_v8_rcp_joint", 4, 128, 4},
+    {"w2_r32_v8_rcp_joint", 32, 32, 1},
+    {"w1_r8_v8_rcp_joint", 128, 128, 1},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's

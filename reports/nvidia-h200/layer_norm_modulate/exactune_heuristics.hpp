@@ -151,16 +151,15 @@ inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1},
     {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1},
-    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 3072, 3072, 1},
-    {"w2_r1_predicated_v16_reload_fold_late_bf16x2_full", 3072, 3072, 1},
-    {"w2_r1_predicated_v16_registers_rcp_late_bf16x2_full", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1},
+    {"w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
+    {"w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1},
     {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1},
     // exact on host (exactune verify-defaults --family layer_norm_modulate --cpu --rows 5)
     {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4},
-    {"w2_r1_predicated_v16_registers_rcp_late_bf16x2_full", 8, 8192, 8},
-    {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_full", 4, 8192, 4},
-    {"w2_r1_predicated_v8_reload_fold_late_bf16x2_full", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4, 5120, 4},
+    {"w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's

@@ -121,16 +121,17 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 4, 8, Counts::rcp, QkGrid::jo
 // these sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
-    {"w4_r64_v16_rcp_joint", 32, 32, 1},
-    {"w2_r16_v16_rcp_split", 64, 64, 1},
-    {"w4_r8_v8_rcp_joint", 128, 128, 1},
+    {"w2_r32_v16_rcp_joint", 32, 32, 1},
+    {"w2_r16_v16_rcp_joint", 64, 64, 1},
+    {"w2_r16_v16_rcp_joint", 128, 128, 1},
+    {"w2_r4_v8_rcp_joint", 128, 128, 1},
     {"w1_r8_v16_rcp_joint", 128, 128, 1},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
     {"w4_r4_v8_rcp_joint", 4, 128, 4},
-    {"w1_r8_v16_rcp_joint", 8, 128, 8},
-    {"w1_r8_v8_rcp_joint", 4, 128, 4},
-    {"w4_r64_v8_rcp_joint", 32, 32, 1},
-    {"w2_r16_v8_rcp_split", 64, 64, 1},
+    {"w2_r16_v16_rcp_joint", 8, 128, 8},
+    {"w2_r16_v8_rcp_joint", 4, 128, 4},
+    {"w2_r32_v8_rcp_joint", 32, 32, 1},
+    {"w1_r8_v8_rcp_joint", 128, 128, 1},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
