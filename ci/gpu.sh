@@ -44,6 +44,38 @@ note "build: ok in $(( $(date +%s) - start )) s"
 bin=$EXACTUNE_BUILD_DIR/exactune
 families=${EXACTUNE_FAMILIES:-$("$bin" families | cut -f1)}
 
+# A planted fault counts as caught only when every variant of the run (a glob of
+# variants that can all show it) was incorrect on some shape, verify exited 1 and
+# nothing failed to compile or run (ci/check_fault_run.py).
+#   check_fault FAMILY FAULT GLOB [verify arguments...]
+check_fault() {
+  local family=$1 fault=$2 glob=$3 log="$OUT/fault-$1-$2.log" verdict; shift 3
+  "$bin" verify --family "$family" --plant-fault "$fault" --variants "$glob" "$@" >"$log" 2>&1
+  verdict=$(python3 ci/check_fault_run.py "$log" $?) || status=1
+  note "planted fault $fault ($family): $verdict"
+  grep -m1 "incorrect \[" "$log"
+}
+# compute-sanitizer over `exactune verify`: expect "clean" (no hazard, exit 0) or
+# "hazard" (a planted race must be reported).
+#   run_sanitizer NAME TOOL EXPECT [verify arguments...]
+run_sanitizer() {
+  local name=$1 tool=$2 expect=$3 log="$OUT/sanitize-$1-$2.log" rc errors; shift 3
+  timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 99 "$bin" verify --no-table "$@" >"$log" 2>&1
+  rc=$?
+  errors=$(grep -Eo "(RACECHECK|ERROR) SUMMARY: [0-9]+ (hazards displayed \([0-9]+ errors|errors)" "$log" |
+    grep -Eo "[0-9]+ errors" | grep -Eo "[0-9]+" | tail -1)
+  if [ "$expect" = clean ] && [ "$rc" -eq 0 ] && [ "${errors:-x}" = 0 ]; then
+    note "sanitize $name $tool: clean ($(tail -1 "$log" | cut -c1-120))"
+  elif [ "$expect" = hazard ] && [ "${errors:-0}" -gt 0 ] 2>/dev/null; then
+    note "sanitize $name $tool: planted race reported ($errors errors)"
+  else
+    status=1
+    note "sanitize $name $tool: expected $expect, got exit $rc, errors ${errors:-unknown} (see $(basename "$log"))"
+    grep -m3 -E "Race|Barrier|Error|error" "$log"
+  fi
+}
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+
 for stage in "${stages[@]}"; do
   t0=$(date +%s)
   case $stage in
@@ -76,67 +108,20 @@ for stage in "${stages[@]}"; do
         note "verify $family: $(tail -1 "$OUT/verify-$family.log") ($(( $(date +%s) - t0 )) s)"
       done
       ;;
-    faults)
-      # Each planted fault must be caught by every variant that can show it
-      # (ci/check_fault_run.py): verify exits 1, nothing failed to compile or run.
-      # 1-3 are arithmetic faults (arith.cuh, the reference chain) over the default
-      # shapes; 5-7 are in the fused template's own logic, each with the variants
-      # that can show it; 4 is a race, for the sanitize stage.
-      for fault in 1 2 3 5 6 7; do
-        case $fault in
-          1|2|3) glob='w*_r1_*_v8_reload_*'; shapes=() ;;
-          5) glob='w1_*_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;  # < 128 lanes a chunk
-          6) glob='*_fold_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;
-          7) glob='w*_r1_predicated_v8_registers_*_late_bf16x2_full'; shapes=(--shapes ci/data/faults_layer_norm_modulate.yaml) ;;
-        esac
-        "$bin" verify --plant-fault $fault --variants "$glob" "${shapes[@]}" >"$OUT/fault$fault.log" 2>&1
-        verdict=$(python3 ci/check_fault_run.py "$OUT/fault$fault.log" $?) || status=1
-        note "planted fault $fault: $verdict"
-        grep -m1 "incorrect \[" "$OUT/fault$fault.log"
-      done
-      ;;
-    sanitize)
-      # compute-sanitizer racecheck and synccheck, once per kernel template: a few
-      # variants of each family (with the reference and eager chain they are
-      # verified against) must report no hazard; planted fault 4 (one set of warp
-      # totals in a persistent grid) must be reported as a shared-memory race.
-      sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-      sanitize() {  # name, tool, expect (clean|hazard), verify arguments...
-        local name=$1 tool=$2 expect=$3; shift 3
-        timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 99 "$bin" verify --no-table "$@" \
-          >"$OUT/sanitize-$name-$tool.log" 2>&1
-        local rc=$? errors
-        errors=$(grep -Eo "(RACECHECK|ERROR) SUMMARY: [0-9]+ (hazards displayed \([0-9]+ errors|errors)" \
-          "$OUT/sanitize-$name-$tool.log" | grep -Eo "[0-9]+ errors" | grep -Eo "[0-9]+" | tail -1)
-        if [ "$expect" = clean ] && [ "$rc" -eq 0 ] && [ "${errors:-x}" = 0 ]; then
-          note "sanitize $name $tool: clean ($(tail -1 "$OUT/sanitize-$name-$tool.log" | cut -c1-120))"
-        elif [ "$expect" = hazard ] && [ "${errors:-0}" -gt 0 ] 2>/dev/null; then
-          note "sanitize $name $tool: planted race reported ($errors errors)"
-        else
-          status=1
-          note "sanitize $name $tool: expected $expect, got exit $rc, errors ${errors:-unknown} (see sanitize-$name-$tool.log)"
-          grep -m3 -E "Race|Barrier|Error|error" "$OUT/sanitize-$name-$tool.log"
+    faults|sanitize|golden)
+      # Each family says what these stages run, in families/<name>/tests/gpu_stages.sh:
+      # functions faults_stage (planted faults, through check_fault above),
+      # sanitize_stage (compute-sanitizer on each kernel template, through
+      # run_sanitizer) and golden_stage (torch's bits for the CPU suite's oracle,
+      # under $OUT/torch_golden), each given the family's name.
+      for family in $families; do
+        hooks=families/$family/tests/gpu_stages.sh
+        if [ -f "$hooks" ]; then
+          # shellcheck source=/dev/null
+          source "$hooks"
+          "${stage}_stage" "$family" || status=1
         fi
-      }
-      lnm=(--family layer_norm_modulate --shapes ci/data/faults_layer_norm_modulate.yaml)
-      qk=(--family qk_head_layer_norm --shapes ci/data/faults_qk_head_layer_norm.yaml)
-      for tool in racecheck synccheck; do
-        sanitize layer_norm_modulate $tool clean "${lnm[@]}" \
-          --variants 'w[24]_r1_predicated_v8_registers_rcp_late_bf16x2_*'
-        sanitize qk_head_layer_norm $tool clean "${qk[@]}" --variants 'w2_r[14]_v8_rcp_*'
       done
-      # The persistent grid looping over row groups, as fault 4 needs it, without the fault.
-      sanitize persistent racecheck clean --family layer_norm_modulate --shapes ci/data/faults_persistent.yaml \
-        --variants 'w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent'
-      sanitize fault4 racecheck hazard --family layer_norm_modulate --shapes ci/data/faults_persistent.yaml --plant-fault 4 \
-        --variants 'w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent'
-      ;;
-    golden)
-      # Golden bits from real torch for the CPU suite's oracle (commit them under
-      # families/layer_norm_modulate/tests/data/torch_golden/).
-      timeout 300 python3 families/layer_norm_modulate/tests/torch/make_torch_golden.py --out "$OUT/torch_golden" \
-        >"$OUT/golden.log" 2>&1 || status=1
-      note "golden: $(tail -1 "$OUT/golden.log") ($(( $(date +%s) - t0 )) s)"
       ;;
     aten-sass)
       # aten's own vectorized LayerNorm, disassembled from torch's binary.

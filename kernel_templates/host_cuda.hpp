@@ -29,7 +29,7 @@
 // EXACTUNE_HOST_RSQRTF_TABLE names a file of the GPU's own values instead:
 // little-endian pairs of float32 bits (input, rsqrtf(input)) measured on a GPU.
 // rsqrtf then returns the GPU's bits, and an input missing from the table fails
-// the launch: the torch golden test gives the windows around each row's var+eps.
+// the launch: the torch golden test gives the GPU's values around each row's variance.
 //
 // Not simulated: dynamic shared memory (extern __shared__), partial-warp masks,
 // atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
