@@ -44,11 +44,12 @@ TEST_CASE("every valid variant at the default hidden sizes is bit-exact on the C
   require_all_exact(result);
 }
 
-// Packed bf16x2 variants only: the elementwise form is the same code per element
-// at every hidden size, and the float32 form runs at the default sizes above;
-// every axis that meets the tails and lane counts is covered in full.
-TEST_CASE("every valid bf16x2 variant at small and odd hidden sizes is bit-exact on the CPU", "[cpu_exactness]") {
-  require_all_exact(verify_on_cpu({4, 64, 400, 1000, 2244}, "*_bf16x2_*"));
+// Packed bf16x2 variants only, at an odd size the torch golden test
+// (test_torch_golden.cpp) does not hold: it runs every variant, both elementwise
+// forms, at hidden 4, 64, 400, 2240, 2244 and 4096 against torch's own bits.
+TEST_CASE("every valid bf16x2 variant at an odd hidden size outside the golden data is bit-exact on the CPU",
+          "[cpu_exactness]") {
+  require_all_exact(verify_on_cpu({1000}, "*_bf16x2_*"));
 }
 
 TEST_CASE("planted faults are caught on the CPU with a first-mismatch report", "[cpu_exactness]") {
