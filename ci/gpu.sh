@@ -5,7 +5,7 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [aten-sass] [sweep] [sass] [runtime]
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [sass] [runtime]
 #                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -121,6 +121,17 @@ for stage in "${stages[@]}"; do
           source "$hooks"
           "${stage}_stage" "$family" || status=1
         fi
+      done
+      ;;
+    reliability)
+      # Planted crashes among real variants, and a sweep killed halfway then resumed
+      # (ci/reliability.sh), for each family with a reliability shape set.
+      for family in $families; do
+        shapes=families/$family/tests/data/shapes/reliability.yaml
+        [ -f "$shapes" ] || continue
+        timeout 1500 bash ci/reliability.sh "$bin" "$family" "$shapes" "$OUT/reliability-$family" \
+          ${EXACTUNE_RELIABILITY_ARGS:-} >"$OUT/reliability-$family.log" 2>&1 || status=1
+        while read -r line; do note "$line"; done <"$OUT/reliability-$family.log"
       done
       ;;
     aten-sass)

@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 bash ci/build.sh
 ctest --test-dir "${EXACTUNE_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
+# A bounded fuzz run of every reader from the seed corpora (tests/fuzz/README.md).
+bash ci/fuzz.sh

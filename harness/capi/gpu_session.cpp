@@ -1,5 +1,8 @@
+// The GPU session behind the families' C ABIs, and the C ABI's statuses:
+// capi_guarded turns what an entry throws into exactune_status values.
 #include <exactune/gpu_session.hpp>
 
+#include <exactune/runtime.h>
 #include <fmt/format.h>
 
 #include <cstring>
@@ -11,6 +14,7 @@
 
 #include "backends/gpu/device_info.hpp"
 #include "backends/gpu/gpu_backend.hpp"
+#include "capi/capi_arguments.hpp"
 #include "compile/compiler.hpp"
 #include "verify/verify_stage.hpp"
 
@@ -73,17 +77,26 @@ int capi_guarded(const std::function<void()>& body) {
   try {
     std::lock_guard lock(session_mutex);
     body();
-    return 0;
+    return EXACTUNE_OK;
+  } catch (const capi_not_served& e) {
+    last_error = e.what();
+    return EXACTUNE_NOT_SERVED;
+  } catch (const input_error& e) {
+    last_error = e.what();
+    return EXACTUNE_INVALID_ARGUMENT;
   } catch (const std::exception& e) {
     last_error = e.what();
-    return 1;
+    return EXACTUNE_ERROR;
   }
 }
 
 const char* capi_last_error() { return last_error.c_str(); }
 
 void capi_copy_text(const std::string& text, char* buffer, std::size_t capacity, const char* function) {
-  if (text.size() + 1 > capacity) throw error(fmt::format("{} needs {} bytes", function, text.size() + 1));
+  if (buffer == nullptr) throw input_error(fmt::format("{}: the text buffer is NULL", function));
+  if (text.size() + 1 > capacity) {
+    throw input_error(fmt::format("{}: the text needs {} bytes, the buffer holds {}", function, text.size() + 1, capacity));
+  }
   std::memcpy(buffer, text.c_str(), text.size() + 1);
 }
 

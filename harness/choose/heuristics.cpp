@@ -9,15 +9,17 @@
 #include <cmath>
 #include <iterator>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+#include "store/sweep_file.hpp"
+#include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
+#include "util/yaml_scalar.hpp"
 
 namespace exactune {
 
@@ -91,7 +93,8 @@ struct Timed {
 
 // `v` as the policy ranks it; none when it lacks a figure the policy needs.
 std::optional<Timed> timed_by_policy(const ShapeResult& shape, const VariantResult& v, ChooserPolicy policy) {
-  if (!v.exact) return std::nullopt;
+  // A planted copy is broken on purpose: never a choice, whatever it measured.
+  if (!v.exact || is_planted_variant(v.variant)) return std::nullopt;
   const std::vector<TimingRegime> regimes = policy_regimes(policy);
   // `both` adds figures of two regimes, so each is taken over its copy; a shape
   // without both copies adds the medians as they are.
@@ -278,6 +281,18 @@ Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<
 
 Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& options) {
   const KernelFamily& family = FamilyRegistry::find(results.family);
+  // A sweep of an older format may hold variants of an older space: they can
+  // be gated by name, but a table of them could not be compiled, nor the
+  // sweep written again in today's format, which names every axis.
+  for (const ShapeResult& s : results.shapes) {
+    for (const VariantResult& v : s.variants) {
+      if (!is_configuration(family, v.params)) {
+        throw input_error(fmt::format("variant {} of shape {} is of an older space of family {} (its params are not "
+                                      "the family's axes and values): sweep again to choose from it",
+                                      v.variant, s.shape.name, family.name()));
+      }
+    }
+  }
   if (options.policy == ChooserPolicy::l2_resident) {
     for (const ShapeResult& s : results.shapes) {
       for (const VariantResult& v : s.variants) {
@@ -359,18 +374,14 @@ std::string size_key(const KernelFamily& family) {
 
 // A string as a YAML scalar: plain when no YAML reader could take it for
 // anything else (a bool, a null, a number of another spelling, syntax), else
-// double-quoted (a JSON string is a valid YAML double-quoted one).
+// double-quoted.
 std::string yaml_scalar(const std::string& text) {
-  static const std::set<std::string, std::less<>> kReserved = {"true", "false", "yes", "no",  "on",  "off",
-                                                               "y",    "n",     "null", "nan", "inf"};
-  std::string lower = text;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const bool plain_safe =
       !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) && text.back() != ' ' &&
-      !kReserved.contains(lower) && std::all_of(text.begin(), text.end(), [](char c) {
+      !yaml_reserved_word(text) && std::all_of(text.begin(), text.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._-()/+").find(c) != std::string_view::npos;
       });
-  return plain_safe ? text : nlohmann::json(text).dump();
+  return plain_safe ? text : yaml_double_quoted(text);
 }
 
 std::string yaml_params(const std::vector<Param>& params) {
@@ -455,7 +466,7 @@ std::string to_heuristics_yaml(const Heuristics& h) {
   std::string out = fmt::format(
       "# exactune heuristics: chosen by exactune from reports/{}/{}/sweep.yaml ({}); the header and JSON are "
       "generated from this file.\n",
-      d.slug, h.family, d.name);
+      yaml_comment_text(d.slug), yaml_comment_text(h.family), yaml_comment_text(d.name));
   out += format_comment(key, h.policy);
   fmt::format_to(std::back_inserter(out), "format_version: {}\nfamily: {}\npolicy: {}\ndevice:\n", h.format_version,
                  yaml_scalar(h.family), policy_name(h.policy));
@@ -477,14 +488,9 @@ using strict_yaml::Fields;
 using strict_yaml::Source;
 using strict_yaml::Value;
 
-std::string nonempty_text(const Value& v) {
-  std::string text = v.text();
-  if (text.empty()) v.source().fail(v.line(), "{} must not be empty", v.key());
-  return text;
-}
-
-std::int64_t positive(const Value& v) {
-  const auto n = v.integer<std::int64_t>();
+template <typename Int = std::int64_t>
+Int positive(const Value& v) {
+  const auto n = v.integer<Int>();
   if (n <= 0) v.source().fail(v.line(), "{} must be > 0, got {}", v.key(), n);
   return n;
 }
@@ -509,7 +515,7 @@ class HeuristicsReader {
     const Fields top(source_, root, line_of(root), "the top level",
                      {"format_version", "family", "policy", "device", "global_default"});
     const Value family = top["family"];
-    h.family = nonempty_text(family);
+    h.family = family.nonempty_text();
     try {
       family_ = &FamilyRegistry::find(h.family);
     } catch (const input_error& e) {
@@ -525,7 +531,6 @@ class HeuristicsReader {
         source_.fail(policy->line(), "policy: {}", e.what());
       }
     }
-    for (const Axis& a : family_->axes()) axis_names_.push_back(a.name);
     h.device = device(top["device"]);
     h.global_default = configuration(top["global_default"].map("global_default", {"variant", "params"}));
     return h;
@@ -536,49 +541,33 @@ class HeuristicsReader {
   // axis, together spelling the variant's name.
   Configuration configuration(const Fields& f) const {
     Configuration c;
-    c.variant = nonempty_text(f["variant"]);
-    const Value params = f["params"];
-    const std::vector<Value> entries = params.map("params", {}).all();
-    const std::vector<Axis> axes = family_->axes();
-    auto it = entries.begin();
-    for (const Axis& axis : axes) {
-      if (it == entries.end() || it->key() != axis.name) {
-        source_.fail(params.line(), "params of {} must give {} in this order", c.variant,
-                     fmt::join(axis_names_, ", "));
-      }
-      const std::string value = it->text();
-      if (std::find(axis.values.begin(), axis.values.end(), value) == axis.values.end()) {
-        source_.fail(params.line(), "params: {} '{}' is not one of {}", axis.name, value, fmt::join(axis.values, ", "));
-      }
-      c.params.push_back({axis.name, value});
-      ++it;
-    }
-    if (it != entries.end()) {
-      source_.fail(params.line(), "params of {} must give {} and nothing else", c.variant,
-                   fmt::join(axis_names_, ", "));
-    }
-    const std::string spelled = family_->variant_name(c.params);
-    if (spelled != c.variant) source_.fail(params.line(), "params spell variant {}, not {}", spelled, c.variant);
+    c.variant = f["variant"].nonempty_text();
+    c.params = read_variant_params(*family_, f["params"], c.variant);
     return c;
   }
 
-  DeviceHeuristics device(const Value& value) const {
+  DeviceHeuristics device(const Value& value) {
     const Fields d = value.map("device", {"name", "slug", "arch", "sm_count", "default", "choices"});
     DeviceHeuristics device;
-    device.name = nonempty_text(d["name"]);
-    device.slug = nonempty_text(d["slug"]);
+    device.name = d["name"].nonempty_text();
+    device.slug = d["slug"].nonempty_text();
     const Value arch = d["arch"];
-    device.arch = nonempty_text(arch);
+    device.arch = arch.nonempty_text();
     try {
       compute_capability(device.arch);
     } catch (const error& e) {
       source_.fail(arch.line(), "arch: {}", e.what());
     }
-    device.sm_count = static_cast<int>(positive(d["sm_count"]));
+    device.sm_count = positive<int>(d["sm_count"]);
     device.default_configuration = configuration(d["default"].map("default", {"variant", "params"}));
     const Value list = d["choices"];
     const std::vector<Value> items = list.list();
     if (items.empty()) source_.fail(list.line(), "choices must be a non-empty list");
+    // A bucket comes from a shape of a sweep, and a sweep holds at most kMaxShapes.
+    if (items.size() > kMaxShapes) {
+      source_.fail(list.line(), "choices holds {} buckets, more than the {} shapes a sweep may hold", items.size(),
+                   kMaxShapes);
+    }
     std::vector<int> bound_lines;  // of each choice's max_rows, else of the choice
     for (const Value& item : items) add_choice(device.choices, bound_lines, item);
     require_unbounded_end(device.choices.back(), bound_lines.back());
@@ -588,16 +577,25 @@ class HeuristicsReader {
   // Reads one choice and checks its place in the order select() relies on: it
   // takes the first bucket that holds the rows, so a size's buckets must be
   // together, ascending, and end with the unbounded one.
-  void add_choice(std::vector<Choice>& choices, std::vector<int>& bound_lines, const Value& item) const {
+  void add_choice(std::vector<Choice>& choices, std::vector<int>& bound_lines, const Value& item) {
     std::vector<std::string> keys = {size_key_};
     keys.insert(keys.end(), kChoiceKeys.begin(), kChoiceKeys.end());
     const Fields f = item.map("a choice", keys);
     Choice c;
-    c.size = static_cast<int>(positive(f[size_key_]));
+    const Value size = f[size_key_];
+    c.size = positive<int>(size);
+    if (const std::string problem = family_->parameter_problem(size_key_, c.size); !problem.empty()) {
+      source_.fail(size.line(), "{}", problem);
+    }
     const std::optional<Value> max_rows = f.optional("max_rows");
     const int bound_line = max_rows ? max_rows->line() : item.line();
     if (max_rows) c.max_rows = positive(*max_rows);
     c.chosen = configuration(f);
+    // A table serves its choice at its size: it must be a variant there.
+    if (const std::string why = family_->exclusion(c.chosen.params, c.size); !why.empty()) {
+      source_.fail(f["variant"].line(), "variant {} is not in the space of family {} at {} {}: {}", c.chosen.variant,
+                   family_->name(), size_key_, c.size, why);
+    }
     const Value median = f["median_us"];
     c.median_us = median.real();
     if (!(c.median_us > 0) || !std::isfinite(c.median_us)) {
@@ -610,23 +608,27 @@ class HeuristicsReader {
                    "runner_up and margin come together (both, or neither when there was no other variant)");
     }
     if (runner_up) {
-      c.runner_up = nonempty_text(*runner_up);
+      c.runner_up = runner_up->nonempty_text();
       c.margin = margin->real();
-      if (!std::isfinite(*c.margin)) source_.fail(margin->line(), "margin must be a finite number");
+      // runner_up / chosen - 1 of two times > 0.
+      if (!std::isfinite(*c.margin) || *c.margin <= -1) {
+        source_.fail(margin->line(), "margin must be a finite number > -1, got {}", margin->text());
+      }
     }
-    c.shape = nonempty_text(f["shape"]);
+    c.shape = f["shape"].nonempty_text();
     c.shared = f["shared"].boolean();
 
     const Choice* previous = choices.empty() ? nullptr : &choices.back();
     const bool continues = previous != nullptr && previous->size == c.size;
-    if (previous != nullptr && !continues) require_unbounded_end(*previous, bound_lines.back());
-    for (const Choice& earlier : choices) {
-      if (earlier.size == c.size && (!continues || !earlier.max_rows)) {
-        source_.fail(item.line(),
-                     "{} {} already has its buckets above, up to an unbounded one; the buckets of a size go "
-                     "together, ascending by max_rows",
-                     size_key_, c.size);
-      }
+    if (previous != nullptr && !continues) {
+      require_unbounded_end(*previous, bound_lines.back());
+      finished_sizes_.insert(previous->size);
+    }
+    if (finished_sizes_.contains(c.size) || (continues && !previous->max_rows)) {
+      source_.fail(item.line(),
+                   "{} {} already has its buckets above, up to an unbounded one; the buckets of a size go "
+                   "together, ascending by max_rows",
+                   size_key_, c.size);
     }
     if (continues && c.max_rows && *c.max_rows <= *previous->max_rows) {
       source_.fail(bound_line, "max_rows {} does not ascend from the previous bucket's {}", *c.max_rows,
@@ -647,7 +649,7 @@ class HeuristicsReader {
   const Source& source_;
   const KernelFamily* family_ = nullptr;
   std::string size_key_;
-  std::vector<std::string> axis_names_;
+  std::set<int> finished_sizes_;  // sizes whose buckets ended with the unbounded one
 };
 
 }  // namespace

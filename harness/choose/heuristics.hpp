@@ -103,7 +103,9 @@ struct ChooserOptions {
 // (FamilyRegistry). Pure: the same results give the same heuristics. Throws
 // exactune::error when no shape has an exact variant timed in the policy's
 // regimes, or when policy l2_resident is asked of a sweep with rotated
-// figures; exactune::input_error when the family is unknown.
+// figures; exactune::input_error when the family is unknown, or when a
+// variant is of an older space (a sweep of an older format). Planted copies
+// (is_planted_variant) are never chosen nor ranked.
 Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& options = {});
 
 // The shape's exact variants timed in the policy's regimes, fastest first by

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <exactune/shapes.hpp>
 #include <set>
 
 #include "util/strict_yaml.hpp"
@@ -40,7 +41,14 @@ Targets parse_targets_yaml(std::string_view text, const std::string& source_name
   const Fields top(source, root, line_of(root), "the top level", {"targets"});
   Targets targets;
   std::set<std::string> seen;
-  for (const Value& item : top["targets"].list()) {
+  const Value list = top["targets"];
+  const std::vector<Value> items = list.list();
+  // One target per shape of a sweep.
+  if (items.size() > kMaxShapes) {
+    source.fail(list.line(), "targets holds {} targets, more than the {} shapes a sweep may hold", items.size(),
+                kMaxShapes);
+  }
+  for (const Value& item : items) {
     ShapeTarget t = read_target(item);
     if (!seen.insert(t.shape).second) source.fail(item.line(), "shape '{}' has a target already", t.shape);
     targets.shapes.push_back(std::move(t));

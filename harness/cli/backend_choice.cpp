@@ -1,4 +1,5 @@
 #include "cli/backend_choice.hpp"
+#include "cli/common_options.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@ void BackendOptions::add_to(CLI::App& command) {
                    "execute the kernel templates on the CPU (no GPU needed; rsqrtf is host-approximated, so this "
                    "proves arithmetic order, not aten's rstd bits)");
   command.add_option("--rows", cpu_rows, "with --cpu: rows of each shape to run")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number_at_least(1))
       ->capture_default_str();
 }
 

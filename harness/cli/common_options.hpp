@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compile/compile_cache.hpp"
@@ -32,10 +33,29 @@ struct CompileCliOptions {
   std::string variant_glob = "*";
   void add_to(CLI::App& command);
   CompileCache cache() const;
+  // Throws exactune::input_error "--variants GLOB matches no valid variant of
+  // <family> at <size parameter> N" for the first size at which the glob
+  // selects nothing to run: a run that silently skips a size proves nothing there.
+  void require_variants_at(const KernelFamily& family, const std::vector<int>& sizes) const;
 };
 
 // The GPU targets to compile for: the --arch values, else the local GPU's
-// architecture, else sm_90 (the H200) when there is no GPU.
+// architecture, else sm_90 (the H200) when there is no GPU. Throws
+// exactune::input_error, once for all, for an --arch that is malformed or that
+// this NVRTC cannot compile for.
 std::vector<std::string> resolve_targets(const std::vector<std::string>& arch_option);
+
+// Checked before a run's work, so that a path that cannot take its output costs none.
+// For an option naming a folder to write to (--out DIR): throws
+// exactune::input_error "<option> <path>: is a file, not a folder" when it is a file.
+void check_output_folder(std::string_view option, const std::string& path);
+// For an option naming a file to write (--junit FILE): throws
+// exactune::input_error "<option> <path>: is a folder, not a file" when it is a folder.
+void check_output_file(std::string_view option, const std::string& path);
+
+// Option checks that state the rule in words ("--rows: must be a whole number
+// of at least 1, not '0'"), where CLI11's own name a range to 1.8e308.
+CLI::Validator whole_number_at_least(long long minimum);
+CLI::Validator finite_number_from(double low, double high);
 
 }  // namespace exactune::cli

@@ -6,13 +6,14 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "compile/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include <exactune/error.hpp>
 #include "util/progress.hpp"
-#include "util/text_file.hpp"
+#include "report/file_set.hpp"
 #include "util/text_table.hpp"
 
 namespace exactune::cli {
@@ -27,15 +28,22 @@ std::string resources_cell(const CompileOutcome& o) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-void save_binaries(const std::vector<CompileOutcome>& outcomes, const std::string& directory) {
+// Made before compiling, so that a folder that cannot be made costs no compile.
+void make_binary_folder(const std::string& directory) {
+  check_output_folder("--save-binaries", directory);
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec) throw input_error(fmt::format("--save-binaries {}: cannot create the folder: {}", directory, ec.message()));
+}
+
+void save_binaries(const std::vector<CompileOutcome>& outcomes, const std::string& directory) {
+  std::vector<GeneratedFile> binaries;
   for (const CompileOutcome& o : outcomes) {
     if (!o.ok) continue;
-    write_text_file(fmt::format("{}/{}.{}.cubin", directory, o.request.name, o.request.target),
-                    std::string_view(o.kernel.binary.data(), o.kernel.binary.size()));
+    binaries.push_back({fmt::format("{}.{}.cubin", o.request.name, o.request.target),
+                        std::string(o.kernel.binary.data(), o.kernel.binary.size())});
   }
+  blaming_the_input([&] { write_file_set(directory, binaries); });
 }
 
 }  // namespace
@@ -66,6 +74,9 @@ void add_compile_command(CLI::App& app, Run& run) {
       const auto start = std::chrono::steady_clock::now();
       const std::vector<std::string> targets = resolve_targets(options->arch);
       const ShapeSet shapes = options->shapes.load();
+      options->compile.require_variants_at(options->shapes.family.family(), shapes.sizes());
+      if (!options->binary_dir.empty()) make_binary_folder(options->binary_dir);
+      const CompileCache cache = options->compile.cache();
       const CompilePlan plan = plan_compiles(options->shapes.family.family(), shapes.sizes(), targets,
                                              options->compile.variant_glob);
       std::vector<CompileRequest> requests = plan.support;
@@ -75,7 +86,7 @@ void add_compile_command(CLI::App& app, Run& run) {
       CompileOptions compile_options;
       compile_options.jobs = options->compile.jobs;
       compile_options.on_progress = [&](const CompileProgress& p) { progress.advance(p.done, p.last->request.name); };
-      const std::vector<CompileOutcome> outcomes = compile_all(requests, options->compile.cache(), compile_options);
+      const std::vector<CompileOutcome> outcomes = compile_all(requests, cache, compile_options);
       progress.finish();
       if (!options->binary_dir.empty()) save_binaries(outcomes, options->binary_dir);
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "cli/blaming_the_input.hpp"
 #include <exactune/error.hpp>
 #include "report/heuristics_emitter.hpp"
@@ -38,9 +39,7 @@ void add_emit_header_command(CLI::App& app, Run& run) {
     run = [options] {
       const std::filesystem::path from = options->from;
       const std::filesystem::path dir = options->out_dir.empty() ? from.parent_path() : std::filesystem::path(options->out_dir);
-      blaming_the_input([&] { return load_heuristics_file(from.string()); });
-      std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
-      if (!dir.empty()) std::filesystem::create_directories(dir, ignored);
+      if (!options->out_dir.empty()) check_output_folder("--out", options->out_dir);
       std::optional<std::filesystem::path> records;
       if (!options->records.empty()) records = options->records;
       const auto written_files = blaming_the_input([&] { return write_generated_tables(from, dir, records); });

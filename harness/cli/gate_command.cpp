@@ -9,12 +9,13 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include <exactune/error.hpp>
 #include "cli/blaming_the_input.hpp"
 #include "gate/gate.hpp"
 #include "choose/heuristics.hpp"
 #include "store/sweep_file.hpp"
-#include "util/text_file.hpp"
+#include "report/file_set.hpp"
 
 namespace exactune::cli {
 namespace {
@@ -48,7 +49,7 @@ void add_gate_command(CLI::App& app, Run& run) {
   command
       ->add_option("--threshold", options->gate.threshold,
                    "the slowdown, as a fraction, that passes even beyond noise (0.05 = 5%)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI");
   command->add_option("--heuristics", options->heuristics,
@@ -60,6 +61,7 @@ void add_gate_command(CLI::App& app, Run& run) {
                       "(rotated, cold, both, l2_resident; default rotated)");
   command->callback([&run, options] {
     run = [options] {
+      if (!options->junit.empty()) check_output_file("--junit", options->junit);
       const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
       const SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
       GateOptions gate = options->gate;
@@ -88,7 +90,7 @@ void add_gate_command(CLI::App& app, Run& run) {
       fmt::print("candidate {} ({}) against baseline {} ({})\n{}{}\n", options->candidate, candidate.device.name,
                  options->baseline, baseline.device.name, render_gate_table(report), gate_summary_line(report));
       if (!options->junit.empty()) {
-        blaming_the_input([&] { write_text_file(options->junit, gate_junit_xml(report)); });
+        blaming_the_input([&] { write_file_whole(options->junit, gate_junit_xml(report)); });
       }
       return report.passed() ? 0 : kExitFailure;
     };

@@ -23,21 +23,23 @@ void add_list_command(CLI::App& app, Run& run) {
       "list", "Print the variant space: the axes, every valid variant, and each excluded combination with the "
               "reason it cannot run");
   command->add_option("--size", options->sizes,
-                     "sizes to list, values of the family's size parameter (default: those of the shape set)")
-      ->check(CLI::PositiveNumber);
+                     "sizes to list, values of the family's size parameter (default: those of the shape set)");
   options->shapes.add_to(*command);
   command->add_flag("--valid-only", options->valid_only, "list only the valid variants");
   command->callback([&run, options] {
     run = [options] {
       const KernelFamily& family = options->shapes.family.family();
       const std::vector<int> sizes = options->sizes.empty() ? options->shapes.load().sizes() : options->sizes;
+      // Each size is judged by the family's own rule, before anything is printed.
+      for (int d : sizes) {
+        const std::string problem = family.parameter_problem(family.size_parameter(), d);
+        if (!problem.empty()) throw input_error(fmt::format("--size {}: {}", d, problem));
+      }
       fmt::print("family {}: {}\naxes:\n", family.name(), family.description());
       for (const Axis& axis : family.axes()) {
         fmt::print("  {:<13} {{{}}}  {}\n", axis.name, fmt::join(axis.values, ", "), axis.description);
       }
       for (int d : sizes) {
-        const std::string problem = family.parameter_problem(family.size_parameter(), d);
-        if (!problem.empty()) throw input_error(fmt::format("--size {}: {}", d, problem));
         const std::vector<Candidate> space = enumerate_space(family, d);
         TextTable table({"variant", "status"});
         std::size_t valid = 0;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <filesystem>
 
 #include "cli/commands.hpp"
 #include <exactune/error.hpp>
@@ -42,7 +43,14 @@ int main(int argc, char** argv) {
   } catch (const exactune::error& e) {
     fmt::print(stderr, "exactune: error: {}\n", e.what());
     return kExitFailure;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refused (a folder named where a file goes, no permission, no space) is no bug of
+    // exactune; the boundaries that take a path from the user say which option it was.
+    fmt::print(stderr, "exactune: error: {}\n",
+               e.path1().empty() ? std::string(e.what()) : e.path1().string() + ": " + e.code().message());
+    return kExitUsage;
   } catch (const std::exception& e) {
+    // Bad input is caught where it enters and thrown as exactune::input_error: what reaches here is a bug.
     fmt::print(stderr, "exactune: internal error: {}\n", e.what());
     return kExitFailure;
   }

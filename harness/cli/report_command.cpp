@@ -9,6 +9,7 @@
 
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include <exactune/error.hpp>
 #include "report/report_writer.hpp"
 #include "choose/targets.hpp"
@@ -37,6 +38,7 @@ void add_report_command(CLI::App& app, Run& run) {
                       "the sweep.yaml, else rotated)");
   command->callback([&run, options] {
     run = [options] {
+      if (!options->out.empty()) check_output_folder("--out", options->out);
       const SweepResults results = blaming_the_input([&] { return read_sweep_file(options->from); });
       std::filesystem::path sweep_folder = std::filesystem::path(options->from).parent_path();
       if (sweep_folder.empty()) sweep_folder = ".";
@@ -45,11 +47,12 @@ void add_report_command(CLI::App& app, Run& run) {
                                        ? blaming_the_input([&] { return policy_beside(sweep_folder); })
                                        : policy_named(options->policy);
       // The records of verified defaults beside the sweep's reports, wherever --out writes.
-      for (const auto& file : write_reports(results, out, targets_beside(sweep_folder),
-                                            framework_times_beside(sweep_folder, results.family), policy,
-                                            tables_dir_of(options->from))) {
-        fmt::print("wrote {}\n", file.string());
-      }
+      const auto written = blaming_the_input([&] {
+        return write_reports(results, out, targets_beside(sweep_folder),
+                             framework_times_beside(sweep_folder, results.family), policy,
+                             tables_dir_of(options->from));
+      });
+      for (const auto& file : written) fmt::print("wrote {}\n", file.string());
       return 0;
     };
   });

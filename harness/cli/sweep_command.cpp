@@ -10,10 +10,13 @@
 #include "cli/backend_choice.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/supervision_options.hpp"
 #include "compile/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/gpu_backend.hpp"
+#include "supervise/journaled_steps.hpp"
+#include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
 #include "report/report_writer.hpp"
 #include "choose/heuristics.hpp"
@@ -29,6 +32,7 @@ struct SweepCliOptions {
   ShapeOptions shapes;
   CompileCliOptions compile;
   BackendOptions backend;
+  SupervisionOptions supervision;
   std::uint64_t seed = 1;
   std::string out;
   TimerOptions timer;
@@ -64,11 +68,41 @@ std::string shape_table(const SweepResults& results, ChooserPolicy policy) {
   return table.render();
 }
 
+// Every (shape, variant) that is not exact or could not be timed, with why.
+std::string failure_table(const SweepResults& results) {
+  TextTable table({"shape", "variant", "failure"});
+  std::size_t failures = 0;
+  for (const ShapeResult& s : results.shapes) {
+    for (const VariantResult& v : s.variants) {
+      if (v.exact && v.failure.empty()) continue;
+      ++failures;
+      table.add_row({s.shape.name, v.variant,
+                     fmt::format("{}{}", v.failure_kind.empty() ? "" : v.failure_kind + ": ", v.failure)});
+    }
+  }
+  return failures ? table.render() : "";
+}
+
 int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   std::unique_ptr<GpuBackend> backend = open_gpu_backend(0);
   fmt::print(stderr, "sweep on {}\n", backend->gpu().summary());
   const KernelFamily& family = options.shapes.family.family();
+  const std::filesystem::path out = options.out.empty()
+                                        ? std::filesystem::path("reports") / backend->gpu().slug() / family.name()
+                                        : std::filesystem::path(options.out);
+  RunIdentity identity = run_identity(*backend, family.name(), shapes.shapes, options.seed,
+                                      options.compile.variant_glob, options.supervision.plant_crash);
+  identity["timer"] = fmt::format("repetitions {}, launches per graph {}, max spread {}", options.timer.repetitions,
+                                  options.timer.launches_per_graph, options.timer.max_spread);
+  identity["retime top"] = std::to_string(options.retime_top);
+  identity["noise passes"] = std::to_string(options.noise_passes);
+  identity["policy"] = options.policy;
+  Journal journal = options.supervision.open_journal(out / "sweep.journal", "sweep", identity);
+  JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
   SweepOptions sweep;
+  sweep.steps = &steps;
+  sweep.deadlines = options.supervision.deadlines(*backend);
+  sweep.planted_crashes = options.supervision.plant_crash;
   sweep.variant_glob = options.compile.variant_glob;
   sweep.seed = options.seed;
   sweep.jobs = options.compile.jobs;
@@ -92,11 +126,17 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   const SweepResults results = run_sweep(family, *backend, shapes.shapes, options.compile.cache(), sweep);
   for (auto& [name, bar] : stages) bar->finish();
 
-  const std::filesystem::path out = options.out.empty() ? std::filesystem::path("reports") / results.device.slug / family.name()
-                                                         : std::filesystem::path(options.out);
+  fmt::print("{}", shape_table(results, policy));
+  fmt::print("{}", failure_table(results));
+  if (!options.supervision.plant_crash.empty()) {
+    journal.remove();
+    fmt::print("sweep with planted crashes: no reports written (its planted variants are tests of the harness, not "
+               "evidence)\n");
+    return kExitFailure;
+  }
   const auto files =
       write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family), policy);
-  fmt::print("{}", shape_table(results, policy));
+  journal.remove();
   std::size_t variants = 0, exact = 0;
   for (const ShapeResult& s : results.shapes) {
     for (const VariantResult& v : s.variants) {
@@ -131,7 +171,15 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
   cpu.cpu = true;
   std::unique_ptr<Backend> backend = cpu.open();
   const std::vector<Shape> verify_shapes = cpu.shapes_for(family, shapes);
+  const RunIdentity identity = run_identity(*backend, family.name(), verify_shapes, options.seed,
+                                            options.compile.variant_glob, options.supervision.plant_crash);
+  Journal journal = options.supervision.open_journal(
+      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity);
+  JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
   VerifyStageOptions stage;
+  stage.verify.steps = &steps;
+  stage.verify.deadlines = options.supervision.deadlines(*backend);
+  stage.planted_crashes = options.supervision.plant_crash;
   stage.variant_glob = options.compile.variant_glob;
   stage.compile.jobs = options.compile.jobs;
   stage.verify.seed = options.seed;
@@ -142,6 +190,7 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
       family, *backend, load_support_kernels(family, *backend, options.compile.cache()), verify_shapes,
       options.compile.cache(), stage);
   verify_progress.finish();
+  journal.remove();
   const VerifySummary v = summarize(result.records);
   fmt::print("verify on {}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
              "exact{}\n",
@@ -168,6 +217,7 @@ void add_sweep_command(CLI::App& app, Run& run) {
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   options->backend.add_to(*command);
+  options->supervision.add_to(*command, "<out>/sweep.journal; without a GPU <cache>/journals/sweep-<hash>.journal");
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
   command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>/<family>)");
   command->add_option("--repetitions", options->timer.repetitions, "timed repetitions per figure")
@@ -179,7 +229,7 @@ void add_sweep_command(CLI::App& app, Run& run) {
       ->capture_default_str();
   command->add_option("--max-spread", options->timer.max_spread,
                       "re-measure a figure whose (max - min) / median exceeds this")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
   command->add_option("--retime-top", options->retime_top,
                       "fastest variants per shape timed again, in the policy's regimes, before choosing")
@@ -197,7 +247,10 @@ void add_sweep_command(CLI::App& app, Run& run) {
       ->capture_default_str();
   command->callback([&run, options] {
     run = [options] {
+      if (options->supervision.supervises()) return supervise_this_command();
       const ShapeSet shapes = options->shapes.load();
+      options->compile.require_variants_at(options->shapes.family.family(), shapes.sizes());
+      if (!options->out.empty()) check_output_folder("--out", options->out);
       const auto no_gpu = why_no_gpu();
       if (no_gpu || options->backend.cpu) {
         return sweep_without_gpu(*options, shapes, no_gpu ? *no_gpu : "--cpu was given");

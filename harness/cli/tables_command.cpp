@@ -11,6 +11,7 @@
 
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "report/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
@@ -37,6 +38,7 @@ void add_tables_command(CLI::App& app, Run& run) {
                       "serve no size)");
   command->callback([&run, options] {
     run = [options] {
+      if (!options->out.empty()) check_output_folder("--out", options->out);
       const std::filesystem::path reports = options->reports;
       const std::filesystem::path out = options->out.empty() ? reports / "tables" : std::filesystem::path(options->out);
       const std::filesystem::path records =
@@ -53,7 +55,7 @@ void add_tables_command(CLI::App& app, Run& run) {
         }
         return read;
       });
-      for (const std::filesystem::path& written : write_tables(families, out)) {
+      for (const std::filesystem::path& written : blaming_the_input([&] { return write_tables(families, out); })) {
         fmt::print("wrote {}\n", written.string());
       }
       return 0;

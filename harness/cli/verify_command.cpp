@@ -5,11 +5,15 @@
 #include <map>
 #include <memory>
 
+#include "backends/gpu/gpu_backend.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/supervision_options.hpp"
 #include "compile/compile_plan.hpp"
 #include <exactune/space.hpp>
+#include "supervise/journaled_steps.hpp"
+#include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
 #include "util/text_table.hpp"
 #include "verify/verify_stage.hpp"
@@ -53,6 +57,7 @@ void add_verify_command(CLI::App& app, Run& run) {
     ShapeOptions shapes;
     CompileCliOptions compile;
     BackendOptions backend;
+    SupervisionOptions supervision;
     std::uint64_t seed = 1;
     int planted_fault = 0;
     bool table = true;
@@ -64,6 +69,7 @@ void add_verify_command(CLI::App& app, Run& run) {
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   options->backend.add_to(*command);
+  options->supervision.add_to(*command, "<cache>/journals/verify-<hash of the settings>.journal");
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
   command->add_option("--plant-fault", options->planted_fault,
                       "build every variant with a deliberate fault (1: swapped mean-FMA operands, 2: a skipped bf16 "
@@ -74,10 +80,22 @@ void add_verify_command(CLI::App& app, Run& run) {
   command->add_flag("!--no-table", options->table, "print only the summary line");
   command->callback([&run, options] {
     run = [options] {
+      if (options->supervision.supervises()) return supervise_this_command();
       std::unique_ptr<Backend> backend = options->backend.open();
       const KernelFamily& family = options->shapes.family.family();
-      const std::vector<Shape> shapes = options->backend.shapes_for(family, options->shapes.load());
+      const ShapeSet shape_set = options->shapes.load();
+      options->compile.require_variants_at(family, shape_set.sizes());
+      const std::vector<Shape> shapes = options->backend.shapes_for(family, shape_set);
+      RunIdentity identity = run_identity(*backend, family.name(), shapes, options->seed,
+                                          options->compile.variant_glob, options->supervision.plant_crash);
+      identity["planted fault"] = std::to_string(options->planted_fault);
+      Journal journal = options->supervision.open_journal(
+          default_journal(options->compile.cache().directory(), "verify", identity), "verify", identity);
+      JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
       VerifyStageOptions stage;
+      stage.verify.steps = &steps;
+      stage.verify.deadlines = options->supervision.deadlines(*backend);
+      stage.planted_crashes = options->supervision.plant_crash;
       stage.variant_glob = options->compile.variant_glob;
       if (options->planted_fault) stage.variant_defines.push_back(fmt::format("EXACTUNE_PLANTED_FAULT={}", options->planted_fault));
       stage.compile.jobs = options->compile.jobs;
@@ -98,6 +116,7 @@ void add_verify_command(CLI::App& app, Run& run) {
                  "{}/{} (shape, variant) pairs exact{}\n",
                  backend->target(), shapes.size(), result.builds.size(), s.records, s.passed, s.incorrect, s.failed,
                  s.not_run, s.exact_shape_variants, s.shape_variants, options->backend.note());
+      journal.remove();
       return s.all_passed() ? 0 : kExitFailure;
     };
   });

@@ -17,7 +17,7 @@
 #include "report/family_tables.hpp"
 #include "store/defaults_record.hpp"
 #include "util/progress.hpp"
-#include "util/text_file.hpp"
+#include "report/file_set.hpp"
 #include "verify/defaults_verification.hpp"
 
 namespace exactune::cli {
@@ -44,8 +44,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
   command->add_option("--shape", options->shape,
                       "the shape verified at each size, its size parameter set to the size (default: the first of "
                       "the shape set)");
-  command->add_option("--sizes", options->sizes, "only these sizes (default: every size the family serves)")
-      ->check(CLI::PositiveNumber);
+  command->add_option("--sizes", options->sizes, "only these sizes (default: every size the family serves)");
   command->add_option("--reports", options->reports, "the folder of <gpu-slug>/<family>/heuristics.yaml")
       ->capture_default_str();
   command->add_option("--out", options->out,
@@ -53,9 +52,10 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
   command->add_option("--cache-dir", options->cache_dir,
                       "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)");
   command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   command->callback([&run, options] {
     run = [options] {
+      if (!options->out.empty()) check_output_file("--out", options->out);
       const KernelFamily& family = options->shapes.family.family();
       const ShapeSet set = options->shapes.load();
       const Shape* shape = &set.shapes.front();
@@ -118,9 +118,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
                                                     cache, *shape, plan, verification);
       progress.finish();
       record.command = reproduce;
-      std::error_code ignored;  // a folder that cannot be made shows as the file that cannot be written
-      std::filesystem::create_directories(out.parent_path(), ignored);
-      write_text_file(out, to_defaults_yaml(record));
+      blaming_the_input([&] { write_file_whole(out, to_defaults_yaml(record)); });
       std::size_t failed = 0;
       for (const VerifiedConfiguration& c : record.configurations) {
         fmt::print("{}: verified {}{}\n", c.variant, fmt::join(std::vector<std::string>([&] {

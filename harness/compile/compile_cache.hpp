@@ -2,7 +2,16 @@
 // everything that can change its bits: the template sources it includes, the
 // instantiation, the options, the target and the compiler's version. A new
 // variant adds an entry and invalidates nothing else.
+//
+// Every entry has a checksum record beside it (<entry>.sum: its size and
+// content hash), written after the entry. A lookup checks both before the
+// entry is used, so that a truncated, flipped or emptied file, or one of an
+// older exactune without a record, is reported once, removed and rebuilt,
+// never used. Temporary files carry the writer's pid, so that what a killed
+// run left behind can be told from what a running one is writing.
 #pragma once
+#include <sys/types.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,16 +29,30 @@ class CompileCache {
 
   // The path an entry with this key and file suffix lives at (it may not exist).
   std::filesystem::path entry_path(std::string_view key, std::string_view suffix) const;
+  // The entry's bytes when it exists and is whole. A damaged entry is reported
+  // on stderr, removed, and read as absent.
   std::optional<std::string> read(std::string_view key, std::string_view suffix) const;
-  // Written to a temporary file and renamed, so a killed run never leaves half an entry.
+  // The entry's path, checked as read() checks it: for entries used by path
+  // (a shared object to dlopen), which must not be opened before the check.
+  std::optional<std::filesystem::path> whole_entry(std::string_view key, std::string_view suffix) const;
+  // The entry, then its checksum record, each written to a temporary file,
+  // synced and renamed, so a killed run never leaves half of either.
   void write(std::string_view key, std::string_view suffix, std::string_view bytes) const;
 
+  // Removes the temporary files under the cache whose writer no longer runs.
+  void remove_temporaries_of_dead_processes() const;
+
  private:
+  std::optional<std::string> read_whole(const std::filesystem::path& path) const;
+
   std::filesystem::path directory_;
 };
 
 // 128-bit FNV-1a of the parts, as 32 hex digits; parts are length-prefixed so
 // that ("ab","c") and ("a","bc") differ.
 std::string content_hash(std::initializer_list<std::string_view> parts);
+
+// Whether no process with this pid exists (a zombie counts as gone: it runs no more).
+bool process_is_gone(pid_t pid);
 
 }  // namespace exactune

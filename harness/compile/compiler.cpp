@@ -1,5 +1,7 @@
 #include "compile/compiler.hpp"
 
+#include <nvrtc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -10,6 +12,7 @@
 #include "util/embedded_files.hpp"
 #include "backends/cpu/host_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include <exactune/error.hpp>
 
 namespace exactune {
 
@@ -103,6 +106,19 @@ int worker_count(const CompileOptions& options, std::size_t work) {
 }
 
 }  // namespace
+
+std::vector<int> nvrtc_supported_archs() {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
+    throw error("NVRTC cannot say which GPU architectures it compiles for");
+  }
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) {
+    throw error("NVRTC cannot say which GPU architectures it compiles for");
+  }
+  std::sort(archs.begin(), archs.end());
+  return archs;
+}
 
 std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                         const CompileOptions& options) {

@@ -22,6 +22,9 @@ struct CompileOptions {
   std::function<void(const CompileProgress&)> on_progress;
 };
 
+// The GPU architectures this NVRTC compiles for, as numbers (sm_90 is 90), ascending.
+std::vector<int> nvrtc_supported_archs();
+
 std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                         const CompileOptions& options = {});
 

@@ -102,6 +102,10 @@ class Comparison {
   }
 
   GateReport run() && {
+    // A NaN threshold compares false with every slowdown: each would pass as "under threshold".
+    if (!std::isfinite(options_.threshold) || options_.threshold < 0 || options_.threshold > 1) {
+      throw input_error(fmt::format("the threshold {} is no fraction from 0 to 1 (0.05 = 5%)", options_.threshold));
+    }
     if (baseline_.family != candidate_.family) {
       throw input_error(
           fmt::format("the baseline is a sweep of family '{}' and the candidate of '{}': the gate "
@@ -269,20 +273,26 @@ class Comparison {
     }
     const Timing& after = *c->timing(regime);
     // A NaN or a negative figure compares false with every bound: it must fail, not pass as "within noise".
-    const auto valid = [](const Timing& t) { return std::isfinite(t.median_us) && t.median_us > 0; };
+    // The spread (min and max) makes the noise, so a NaN there would pass anything too.
+    const auto valid = [](const Timing& t) {
+      return std::isfinite(t.median_us) && t.median_us > 0 && std::isfinite(t.min_us) && std::isfinite(t.max_us) &&
+             t.min_us <= t.max_us;
+    };
+    const auto all_figures = [](const Timing& t) {
+      return fmt::format("median {} us, min {} us, max {} us", t.median_us, t.min_us, t.max_us);
+    };
     if (!valid(after) || !valid(before)) {
       add_speed(shape, chosen->variant, regime, GateChange::chosen_not_timed, base_words, timing_words(after), "",
-                fmt::format("{}, the chosen configuration of {}, has no valid time{} ({} us in the baseline, {} us in "
-                            "the candidate)",
-                            chosen->variant, shape, what, before.median_us, after.median_us));
+                fmt::format("{}, the chosen configuration of {}, has no valid time{} (baseline {}; candidate {})",
+                            chosen->variant, shape, what, all_figures(before), all_figures(after)));
       return;
     }
     const double limit = candidate_.timing.max_spread;
     if (limit > 0 && after.spread() > limit) {
       add_speed(shape, chosen->variant, regime, GateChange::too_noisy, base_words, timing_words(after), "",
-                fmt::format("{}, the chosen configuration of {}, spreads {}{} in the candidate, beyond the sweep's "
+                fmt::format("{}, the chosen configuration of {}{}, spreads {} in the candidate, beyond the sweep's "
                             "limit of {}: too noisy to judge",
-                            chosen->variant, shape, percent(after.spread()), what, percent(limit)));
+                            chosen->variant, shape, what, percent(after.spread()), percent(limit)));
       return;
     }
     const std::optional<Timing>& base_copy = base.copy(regime);

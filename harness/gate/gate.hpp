@@ -86,8 +86,9 @@ struct GateReport {
 // The exact variant with the lowest median in `regime`; nullptr when no exact variant was timed there.
 const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime);
 
-// Throws exactune::input_error when the families differ, or when
-// options.chosen names a variant the baseline does not have.
+// Throws exactune::input_error when the families differ, when the threshold is
+// not a finite fraction from 0 to 1, or when options.chosen names a variant
+// the baseline does not have.
 GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options);
 
 // The findings as a table, then the failure messages in full.

@@ -1,24 +1,31 @@
+// The report sets: each made whole in memory, then written by write_file_set.
 #include "report/report_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <exactune/error.hpp>
 
 #include "choose/heuristics.hpp"
 #include "report/device_config_files.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
-#include "util/text_file.hpp"
 
 namespace exactune {
 
 namespace fs = std::filesystem;
 
+std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics, const fs::path& heuristics_yaml,
+                                                  const std::optional<fs::path>& tables_dir) {
+  FamilyTables tables = family_tables(heuristics);
+  read_defaults_record(tables, tables_dir ? *tables_dir : tables_dir_of(heuristics_yaml));
+  return {{kHeuristicsHeaderFile, emit_header(tables)}, {kHeuristicsJsonFile, emit_json(tables)}};
+}
+
 std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, const fs::path& directory,
                                             const std::optional<fs::path>& tables_dir) {
-  FamilyTables tables = family_tables(load_heuristics_file(heuristics_yaml.string()));
-  read_defaults_record(tables, tables_dir ? *tables_dir : tables_dir_of(heuristics_yaml));
-  const std::vector<fs::path> files = {directory / kHeuristicsHeaderFile, directory / kHeuristicsJsonFile};
-  write_text_file(files[0], emit_header(tables));
-  write_text_file(files[1], emit_json(tables));
-  return files;
+  const Heuristics heuristics = load_heuristics_file(heuristics_yaml.string());
+  return write_file_set(directory, generated_tables_files(heuristics, heuristics_yaml, tables_dir));
 }
 
 std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families) {
@@ -33,38 +40,39 @@ std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& familie
 }
 
 std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, const fs::path& directory) {
-  std::vector<fs::path> written;
-  for (const GeneratedFile& f : tables_files(families)) {
-    written.push_back(directory / f.path);
-    write_text_file(written.back(), f.text);
-  }
-  return written;
+  return write_file_set(directory, tables_files(families));
 }
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
                                     const FrameworkTimes& framework, ChooserPolicy policy,
                                     const std::optional<fs::path>& tables_dir) {
-  std::vector<fs::path> files = {directory / "sweep.yaml", directory / "heuristics.yaml"};
   ChooserOptions chooser;
   chooser.policy = policy;
-  // Chosen before anything is written: a policy the sweep cannot serve leaves the folder as it was.
   const Heuristics heuristics = choose_heuristics(results, chooser);
-  write_sweep_file(results, files[0]);
-  write_text_file(files[1], to_heuristics_yaml(heuristics));
-  // The tables come from the file just written, exactly as emit-header makes them.
-  for (const fs::path& f : write_generated_tables(files[1], directory, tables_dir)) files.push_back(f);
-  files.push_back(directory / "summary.md");
-  write_text_file(files.back(), summary_markdown(results, heuristics, targets, framework));
+  std::vector<GeneratedFile> files = {{"sweep.yaml", to_sweep_yaml(results)},
+                                      {"heuristics.yaml", to_heuristics_yaml(heuristics)}};
+  // The tables come from heuristics.yaml as it reads back, exactly as emit-header
+  // makes them from the file; one that would not read back stops the set here.
+  const fs::path heuristics_yaml = directory / files[1].path;
+  const Heuristics read_back = [&] {
+    try {
+      return parse_heuristics_yaml(files[1].text, heuristics_yaml.string());
+    } catch (const input_error& e) {
+      throw input_error(fmt::format("the heuristics.yaml made from this sweep would not read back: {}", e.what()));
+    }
+  }();
+  for (GeneratedFile& f : generated_tables_files(read_back, heuristics_yaml, tables_dir)) files.push_back(std::move(f));
+  files.push_back({"summary.md", summary_markdown(results, heuristics, targets, framework)});
   for (const HeatmapFile& h : summary_heatmaps(results, policy_figure(policy))) {
-    files.push_back(directory / h.file_name);
-    write_text_file(files.back(), heatmap_svg(results, h.size, h.shape, policy_figure(policy)));
+    files.push_back({h.file_name, heatmap_svg(results, h.size, h.shape, policy_figure(policy))});
   }
-  return files;
+  return write_file_set(directory, files);
 }
 
 ChooserPolicy policy_beside(const fs::path& folder) {
   const fs::path file = folder / "heuristics.yaml";
-  return fs::exists(file) ? load_heuristics_file(file.string()).policy : kDefaultPolicy;
+  std::error_code ec;  // a folder that cannot be looked into holds no heuristics.yaml to keep the policy of
+  return fs::exists(file, ec) ? load_heuristics_file(file.string()).policy : kDefaultPolicy;
 }
 
 }  // namespace exactune

@@ -16,9 +16,14 @@
 #include "choose/heuristics.hpp"
 #include "choose/targets.hpp"
 #include "report/family_tables.hpp"
+#include "report/file_set.hpp"
 #include "report/framework_times.hpp"
 
 namespace exactune {
+
+// Each function writes its files as one set (write_file_set): every text is
+// made first, so a failure (an invalid policy, a name that cannot be a file, a
+// folder in a file's place) leaves every file as it was.
 
 // Returns the files written, in the order above. `policy` is the chooser's
 // (heuristics.yaml names it; summary.md ranks and draws by it); `tables_dir`
@@ -37,14 +42,13 @@ ChooserPolicy policy_beside(const std::filesystem::path& folder);
 // The header and JSON next to a heuristics.yaml (or in `directory`), regenerated
 // from it and the record of verified defaults in `tables_dir` (read_defaults_record;
 // default: tables_dir_of the yaml): what `exactune emit-header` and the sweep both do.
+// The files as made from heuristics already read from `heuristics_yaml`:
+std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics,
+                                                  const std::filesystem::path& heuristics_yaml,
+                                                  const std::optional<std::filesystem::path>& tables_dir = {});
 std::vector<std::filesystem::path> write_generated_tables(const std::filesystem::path& heuristics_yaml,
                                                           const std::filesystem::path& directory,
                                                           const std::optional<std::filesystem::path>& tables_dir = {});
-
-struct GeneratedFile {
-  std::filesystem::path path;  // relative to the folder it is written to
-  std::string text;
-};
 
 // What `exactune tables` writes of `families` (tables_by_family): exactune_tables.hpp,
 // exactune_tables.json, then <family>/device_name=<NAME>.json per family and device.

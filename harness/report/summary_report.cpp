@@ -15,6 +15,7 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+#include <exactune/shapes.hpp>
 
 namespace exactune {
 namespace {
@@ -250,6 +251,10 @@ std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingReg
   }
   std::vector<HeatmapFile> files;
   for (const auto& [size, s] : largest) {
+    // The name becomes a file name: a sweep.yaml edited by hand must not write outside the report's folder.
+    if (const std::string problem = shape_name_problem(s->shape.name); !problem.empty()) {
+      throw input_error(fmt::format("shape '{}' cannot name its heatmap file: {}", s->shape.name, problem));
+    }
     files.push_back({size, s->shape.name, fmt::format("heatmap_{}.svg", s->shape.name)});
   }
   return files;

@@ -25,6 +25,8 @@ struct HeatmapFile {
 // Per size, the shape with the most rows (the first of equals) that has an
 // exact variant timed in `regime`: the heatmaps summary_markdown links (with
 // the policy's figure, policy_figure), for the caller to write with heatmap_svg.
+// Throws exactune::input_error when such a shape's name breaks the rule of
+// shape names (shape_name_problem), before any file is named by it.
 std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingRegime regime = TimingRegime::rotated);
 
 // Ranked by the heuristics' policy. With targets (targets.yaml), a section that

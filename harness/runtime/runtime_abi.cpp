@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include <exactune/family_registry.hpp>
 #include <exactune/runtime_entry.hpp>
 #include "backends/gpu/cuda_driver.hpp"
 #include "runtime/runtime_tables.hpp"
@@ -55,6 +56,14 @@ int exactune_runtime_candidates(const char* family, const char* device_name, int
     if (size < 1 || size > INT32_MAX || rows < 1) throw input_error(fmt::format("size {}, rows {}: both must be >= 1", size, rows));
     const FamilyTable* table = runtime_tables().find(family);
     if (!table) return runtime_status(EXACTUNE_NOT_SERVED, fmt::format("no table for family '{}'", family));
+    // A size the family's entry would refuse has no candidates either.
+    for (const KernelFamily* known : FamilyRegistry::all()) {
+      if (known->name() != family) continue;
+      if (const std::string problem = known->parameter_problem(known->size_parameter(), static_cast<double>(size));
+          !problem.empty()) {
+        return runtime_status(EXACTUNE_NOT_SERVED, problem);
+      }
+    }
     const DeviceResolution resolution = resolve_device(*table, DeviceIdentity{device_name, cc_major, cc_minor, sm_count});
     std::string out = fmt::format("device\t{}\n", resolution.describe());
     for (const TableCandidate& c : table_candidates(*table, resolution, static_cast<int>(size), rows)) {

@@ -42,6 +42,15 @@ std::string Shape::describe_parameters() const {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+std::string shape_name_problem(std::string_view name) {
+  if (name.empty()) return "name must not be empty";
+  const bool valid = std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  });
+  if (valid) return {};
+  return fmt::format("name '{}' must match [a-z0-9._-]+ (lowercase letters, digits, '.', '_', '-')", name);
+}
+
 std::vector<int> ShapeSet::sizes() const {
   std::vector<int> sizes;
   for (const Shape& shape : shapes) sizes.push_back(shape.size);

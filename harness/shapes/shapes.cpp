@@ -6,12 +6,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 #include <exactune/error.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
 #include <map>
 
+#include "shapes/shape_parameters_reader.hpp"
 #include "util/embedded_files.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
@@ -36,6 +36,9 @@ class ShapeFileReader {
     const Value list = top["shapes"];
     const std::vector<Value> items = list.list();
     if (items.empty()) source_.fail(list.line(), "'shapes' is empty; a set needs at least one shape");
+    if (items.size() > kMaxShapes) {
+      source_.fail(list.line(), "'shapes' holds {} shapes, more than the {} a set may hold", items.size(), kMaxShapes);
+    }
     ShapeSet set{family_.name(), name_, {}};
     for (std::size_t i = 0; i < items.size(); ++i) set.shapes.push_back(read_shape(items[i], i));
     return set;
@@ -60,34 +63,13 @@ class ShapeFileReader {
     shape.name = name(fields["name"]);
     shape.model = fields["model"].text();
     if (shape.model.empty()) source_.fail(fields["model"].line(), "model must not be empty");
-    for (const ParameterSpec& spec : family_.shape_parameters()) {
-      ShapeParameter parameter{spec.name, spec.default_value.value_or(0), spec.integer};
-      if (const std::optional<Value> value = fields.optional(spec.name)) {
-        // Integers are read as int: out of its range is an error here, never a wrapped value later.
-        parameter.value = spec.integer ? static_cast<double>(value->integer<int>()) : value->real();
-        if (!std::isfinite(parameter.value)) source_.fail(value->line(), "{} must be a finite number", spec.name);
-        const std::string problem = family_.parameter_problem(spec.name, parameter.value);
-        if (!problem.empty()) source_.fail(value->line(), "{}", problem);
-      }
-      shape.parameters.push_back(parameter);
-    }
-    try {
-      family_.complete(shape);
-    } catch (const input_error& e) {
-      source_.fail(item.line(), "shape '{}': {}", shape.name, e.what());
-    }
+    read_shape_parameters(family_, fields, item, shape);
     return shape;
   }
 
   std::string name(const Value& value) {
     const std::string text = value.text();
-    if (text.empty()) source_.fail(value.line(), "name must not be empty");
-    const bool valid = std::all_of(text.begin(), text.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    });
-    if (!valid) {
-      source_.fail(value.line(), "name '{}' must match [a-z0-9._-]+ (lowercase letters, digits, '.', '_', '-')", text);
-    }
+    if (const std::string problem = shape_name_problem(text); !problem.empty()) source_.fail(value.line(), "{}", problem);
     const auto [first, inserted] = name_lines_.try_emplace(text, value.line());
     if (!inserted) source_.fail(value.line(), "name '{}' is already used on line {}", text, first->second);
     return text;

@@ -33,7 +33,11 @@ std::vector<int> expand_sizes(const std::vector<SizeRange>& ranges);
 bool contains_size(const std::vector<SizeRange>& ranges, int size);
 // "4..8192 step 4", or "2244" for a single size.
 std::string to_string(const SizeRange& range);
-// The inverse of to_string; throws exactune::input_error naming `what` on anything else.
+// The largest size a record may name: far above any family's sizes, and far
+// enough below INT_MAX that stepping through a range cannot overflow.
+inline constexpr int kMaxRecordedSize = 1 << 24;
+// The inverse of to_string; throws exactune::input_error naming `what` on
+// anything else, and on sizes outside 1..kMaxRecordedSize.
 SizeRange parse_size_range(std::string_view text, std::string_view what);
 
 inline constexpr int kDefaultsRecordFormatVersion = 1;

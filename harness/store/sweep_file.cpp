@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <set>
 #include <utility>
@@ -16,9 +16,13 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+#include "choose/heuristics.hpp"
+#include "shapes/shape_parameters_reader.hpp"
+#include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
-#include "util/yaml_node_text.hpp"
 #include "util/text_file.hpp"
+#include "util/yaml_node_text.hpp"
+#include "util/yaml_scalar.hpp"
 
 namespace exactune {
 
@@ -81,34 +85,13 @@ std::string yaml_number(double value) {
 bool plain_is_safe(std::string_view text) {
   if (text.empty() || !std::isalpha(static_cast<unsigned char>(text.front())) || text.back() == ' ') return false;
   const bool safe_characters = std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(" ._-/", c) != nullptr;
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._-/").find(c) != std::string_view::npos;
   });
-  if (!safe_characters) return false;
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  constexpr std::array<std::string_view, 11> kReserved = {"true", "false", "yes",  "no",  "on", "off",
-                                                          "y",    "n",     "null", "nan", "inf"};
-  return std::find(kReserved.begin(), kReserved.end(), lower) == kReserved.end();
+  return safe_characters && !yaml_reserved_word(text);
 }
 
 std::string yaml_string(std::string_view text) {
-  if (plain_is_safe(text)) return std::string(text);
-  std::string quoted = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': quoted += "\\\""; break;
-      case '\\': quoted += "\\\\"; break;
-      case '\n': quoted += "\\n"; break;
-      case '\t': quoted += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-        } else {
-          quoted += c;
-        }
-    }
-  }
-  return quoted + "\"";
+  return plain_is_safe(text) ? std::string(text) : yaml_double_quoted(text);
 }
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
@@ -148,13 +131,6 @@ class YamlText {
   std::string text_;
 };
 
-// A comment holds one line: any control character in the device name becomes a space.
-std::string comment_safe(std::string text) {
-  std::replace_if(
-      text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
-  return text;
-}
-
 KeyValues device_fields(const DeviceRecord& d) {
   return {{"name", yaml_string(d.name)},
           {"slug", yaml_string(d.slug)},
@@ -177,16 +153,29 @@ KeyValues timing_method_fields(const TimingMethod& m) {
 }
 
 
-// Everything before the shapes.
+// The counts that make a file cut short, or with records cut out, fail to
+// read: each shape's variants, before its list, and the shapes, on the last
+// line (format 3 on). `planted` marks a sweep of kernels broken on purpose.
+constexpr std::string_view kVariantCount = "variant_count";
+constexpr std::string_view kShapeCount = "shape_count";
+constexpr std::string_view kPlanted = "planted";
+// A planted variant is named "<variant>.planted-<kind>".
+constexpr std::string_view kPlantedSuffix = ".planted-";
+
+// Everything before the shapes; `planted` only in a planted sweep.
 KeyValues header_fields(const SweepResults& r) {
-  return {{"exactune_sweep", fmt::format("{}", kSweepFormatVersion)},
-          {"family", yaml_string(r.family)},
-          {"reference_recipe", yaml_string(r.reference_recipe)},
-          {"seed", fmt::format("{}", r.seed)},
-          {"created", yaml_string(r.created)},
-          {"wall_s", yaml_number(r.wall_s)},
-          {"gpu", flow_map(device_fields(r.device))},
-          {"timing", flow_map(timing_method_fields(r.timing))}};
+  KeyValues fields = {{"exactune_sweep", fmt::format("{}", kSweepFormatVersion)},
+                      {"family", yaml_string(r.family)},
+                      {"reference_recipe", yaml_string(r.reference_recipe)},
+                      {"seed", fmt::format("{}", r.seed)}};
+  if (r.planted) fields.emplace_back(kPlanted, "true");
+  for (KeyValues::value_type& field : KeyValues{{"created", yaml_string(r.created)},
+                                                {"wall_s", yaml_number(r.wall_s)},
+                                                {"gpu", flow_map(device_fields(r.device))},
+                                                {"timing", flow_map(timing_method_fields(r.timing))}}) {
+    fields.push_back(std::move(field));
+  }
+  return fields;
 }
 
 // The figures a shape carries about itself, each written only when measured.
@@ -272,6 +261,7 @@ void write_shape(YamlText& out, const ShapeResult& s) {
     if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, flow_map(timing_fields(*t, "", kFlowUnit)));
   }
   if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
+  out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
   if (s.variants.empty()) {
     out.field(kIndent, "variants", "[]");
     return;
@@ -287,6 +277,11 @@ using strict_yaml::Keys;
 using strict_yaml::Source;
 using strict_yaml::Value;
 
+// The oldest format whose counts (kVariantCount, kShapeCount) must be there,
+// and whose variants are all of the family's space as it is now; older files
+// are read without counts, and may record variants of an older space.
+constexpr int kFirstCheckedSweepFormat = 3;
+
 Keys keys_of(const KeyValues& fields) {
   Keys keys;
   for (const auto& [key, value] : fields) keys.push_back(key);
@@ -296,12 +291,25 @@ Keys keys_of(const KeyValues& fields) {
 // The keys of one timing, as timing_fields() writes them.
 Keys timing_keys(std::string_view prefix, std::string_view unit) { return keys_of(timing_fields({}, prefix, unit)); }
 
+// A median is what the chooser ranks by and heuristics.yaml records, rounded
+// to 1 ns: from 1 ns to 1000 s, so that it survives the rounding and any ratio
+// of two stays finite.
+constexpr double kShortestMedianUs = 1e-3;
+constexpr double kLongestMedianUs = 1e9;
+
+// Times are measured, so finite and > 0: a NaN, a negative or a zero median
+// would compare as faster than anything (and pass a gate).
 Timing read_timing(const Fields& fields, std::string_view prefix, std::string_view unit) {
   Timing t;
-  t.median_us = fields[timing_key(prefix, "median", unit)].real();
-  t.min_us = fields[timing_key(prefix, "min", unit)].real();
-  t.max_us = fields[timing_key(prefix, "max", unit)].real();
-  t.samples = fields[timing_key(prefix, "samples", unit)].integer<int>();
+  const Value median = fields[timing_key(prefix, "median", unit)];
+  t.median_us = median.positive_real();
+  if (t.median_us < kShortestMedianUs || t.median_us > kLongestMedianUs) {
+    median.source().fail(median.line(), "{} must be from {} to {} (1 ns to 1000 s), got {}", median.key(),
+                         kShortestMedianUs, kLongestMedianUs, median.text());
+  }
+  t.min_us = fields[timing_key(prefix, "min", unit)].positive_real();
+  t.max_us = fields[timing_key(prefix, "max", unit)].positive_real();
+  t.samples = fields[timing_key(prefix, "samples", unit)].integer_at_least(1);
   return t;
 }
 
@@ -354,25 +362,99 @@ Keys variant_keys(int version) {
   return keys;
 }
 
-VariantResult read_variant(const Value& item, int version) {
-  const Keys keys = variant_keys(version);
+// What the file as a whole says about how to read its variants.
+struct SweepContext {
+  const KernelFamily& family;
+  int version;
+  bool planted;  // the file says `planted: true`: variants "<variant>.planted-<kind>" are allowed
+};
+
+// A variant must be one the family's space produces at the shape's size: its
+// params name its configuration, spell its name and are valid there; a
+// planted sweep's variant is such a variant with a ".planted-<kind>" suffix.
+// A file of an older format may record variants of an older space, with other
+// axes or values: a variant whose params do not name exactly the family's
+// axes is read as it is there, to be gated by name (the chooser refuses it).
+void check_variant(const Fields& f, VariantResult& v, const SweepContext& context, const Shape& shape) {
+  const Value name = f["variant"];
+  std::string_view base = v.variant;
+  if (const std::size_t suffix = base.find(kPlantedSuffix); suffix != std::string_view::npos) {
+    const std::string_view kind = base.substr(suffix + kPlantedSuffix.size());
+    if (!context.planted) {
+      name.source().fail(name.line(), "variant {} is planted, in a file without '{}: true' at the top", v.variant,
+                         kPlanted);
+    }
+    const bool kind_ok = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char c) {
+      return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '-';
+    });
+    if (!kind_ok) name.source().fail(name.line(), "variant {}: the planted kind must match [a-z0-9_-]+", v.variant);
+    base = base.substr(0, suffix);
+  }
+  const Value params = f["params"];
+  if (context.version < kFirstCheckedSweepFormat) {
+    const std::vector<Value> entries = params.map("params", {}).all();
+    std::set<std::string> keys, axes;
+    for (const Value& entry : entries) keys.insert(entry.key());
+    for (const Axis& axis : context.family.axes()) axes.insert(axis.name);
+    if (keys != axes) {
+      for (const Value& entry : entries) v.params.push_back({entry.key(), entry.text()});
+      return;
+    }
+  }
+  v.params = read_variant_params(context.family, params, base);
+  const std::string why = context.family.exclusion(v.params, shape.size);
+  if (!why.empty()) {
+    name.source().fail(name.line(), "variant {} is not in the space of family {} at {} {}: {}", base,
+                       context.family.name(), context.family.size_parameter(), shape.size, why);
+  }
+}
+
+VariantResult read_variant(const Value& item, const SweepContext& context, const Shape& shape) {
+  const Keys keys = variant_keys(context.version);
   const Fields f = item.map("a variant", keys);
   VariantResult v;
   v.variant = f["variant"].text();
-  for (const Value& param : f["params"].map("params", {}).all()) v.params.push_back({param.key(), param.text()});
-  v.registers = f["registers"].integer<int>();
-  v.spill_bytes = f["spill_bytes"].integer<int>();
-  v.exact = f["exact"].boolean();
+  check_variant(f, v, context, shape);
+  v.registers = f["registers"].integer_at_least(0);
+  v.spill_bytes = f["spill_bytes"].integer_at_least(0);
+  const Value exact = f["exact"];
+  v.exact = exact.boolean();
   read_cases(f["cases"], v);
+  if (v.exact && (v.cases_total == 0 || v.cases_passed != v.cases_total)) {
+    exact.source().fail(exact.line(), "exact: true needs every case passed, got cases \"{}/{}\"", v.cases_passed,
+                        v.cases_total);
+  }
   if (auto kind = f.optional("failure_kind")) v.failure_kind = kind->text();
   if (auto failure = f.optional("failure")) v.failure = failure->text();
-  for (const auto& [regime, prefix] : variant_timing_prefixes(version)) v.timing(regime) = read_flat_timing(f, prefix);
+  for (const auto& [regime, prefix] : variant_timing_prefixes(context.version)) {
+    v.timing(regime) = read_flat_timing(f, prefix);
+  }
   return v;
 }
 
 // Names are unique in their list: the gate and the reports find records by name.
 void check_unique(std::set<std::string>& seen, const std::string& name, const Value& item, std::string_view what) {
   if (!seen.insert(name).second) item.source().fail(item.line(), "{} '{}' appears twice", what, name);
+}
+
+// A count the file states (kVariantCount, kShapeCount) against what it holds:
+// required from format 3 on, checked wherever given.
+// `missing_line`: where its absence is reported.
+void check_count(const Source& source, const Fields& fields, std::string_view key, std::size_t held,
+                 int missing_line, int version, std::string_view what) {
+  const std::optional<Value> count = fields.optional(key);
+  if (!count) {
+    if (version >= kFirstCheckedSweepFormat) {
+      source.fail(missing_line, "{} is missing key '{}': the file is cut short or was edited by hand", what, key);
+    }
+    return;
+  }
+  const auto stated = count->integer_at_least<std::int64_t>(0);
+  if (static_cast<std::uint64_t>(stated) != held) {
+    count->source().fail(count->line(), "{} is {}, but {} holds {}: the file is cut short or was edited by hand", key,
+                         stated, what, held);
+  }
 }
 
 // A shape's timing keys in the file's format.
@@ -392,6 +474,7 @@ Keys shape_keys(const KernelFamily& family, int version) {
     keys.emplace_back("rotation");
     keys.emplace_back("run_to_run_noise");
   }
+  keys.emplace_back(kVariantCount);
   keys.emplace_back("variants");
   return keys;
 }
@@ -400,7 +483,7 @@ Rotation read_rotation(const Value& value) {
   const Fields f = value.map("rotation", keys_of(rotation_fields({})));
   Rotation r;
   r.copies = f["copies"].integer<int>();
-  r.working_set_bytes = f["working_set_bytes"].integer<std::int64_t>();
+  r.working_set_bytes = f["working_set_bytes"].integer_at_least<std::int64_t>(0);
   if (r.copies < 1) value.source().fail(value.line(), "rotation: copies must be at least 1, got {}", r.copies);
   return r;
 }
@@ -414,8 +497,8 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
     RunToRunNoise n;
     n.regime = *regime_named(entry.key());
     n.noise = f["noise"].real();
-    n.passes = f["passes"].integer<int>();
-    n.variants = f["variants"].integer<int>();
+    n.passes = f["passes"].integer_at_least(0);
+    n.variants = f["variants"].integer_at_least(0);
     if (!(n.noise >= 0) || !std::isfinite(n.noise)) {
       entry.source().fail(entry.line(), "run_to_run_noise: {} noise must be a number >= 0", entry.key());
     }
@@ -424,63 +507,60 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
   return noises;
 }
 
-// The shape's parameters as the family declares them (a missing one takes its
-// default), each checked as a shape file's would be, then the size and rows
-// the family derives from them.
-void read_parameters(const Fields& f, const Value& item, const KernelFamily& family, Shape& shape) {
-  for (const ParameterSpec& spec : family.shape_parameters()) {
-    ShapeParameter p{spec.name, 0, spec.integer};
-    const std::optional<Value> value = f.optional(spec.name);
-    if (!value && spec.default_value) {
-      p.value = *spec.default_value;
-    } else {
-      const Value given = f[spec.name];  // missing without a default: fails, naming the key
-      p.value = spec.integer ? static_cast<double>(given.integer<std::int64_t>()) : given.real();
-      const std::string problem = family.parameter_problem(spec.name, p.value);
-      if (!problem.empty()) given.source().fail(given.line(), "{}", problem);
-    }
-    shape.parameters.push_back(std::move(p));
-  }
-  try {
-    family.complete(shape);
-  } catch (const input_error& e) {
-    item.source().fail(item.line(), "shape '{}': {}", shape.name, e.what());
-  }
-}
-
-ShapeResult read_shape(const Value& item, const KernelFamily& family, const Keys& keys, int version) {
+ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& context) {
   const Fields f = item.map("a shape", keys);
   ShapeResult s;
-  s.shape.name = f["name"].text();
+  s.shape.name = f["name"].nonempty_text();  // heuristics.yaml names a choice's evidence by it
   s.shape.model = f["model"].text();
-  read_parameters(f, item, family, s.shape);
-  s.bytes_moved = f["bytes_moved"].integer<std::int64_t>();
-  for (const auto& [key, member] : shape_timings(version)) {
+  read_shape_parameters(context.family, f, item, s.shape);
+  s.bytes_moved = f["bytes_moved"].integer_at_least<std::int64_t>(0);
+  for (const auto& [key, member] : shape_timings(context.version)) {
     if (const std::optional<Value> timing = f.optional(std::string(key))) s.*member = read_flow_timing(*timing);
   }
-  if (version > 1) {
+  if (context.version > 1) {
     if (const std::optional<Value> rotation = f.optional("rotation")) s.rotation = read_rotation(*rotation);
     if (const std::optional<Value> noise = f.optional("run_to_run_noise")) s.run_to_run_noise = read_noise(*noise);
   }
+  const std::vector<Value> items = f["variants"].list();
+  check_count(item.source(), f, kVariantCount, items.size(), item.line(), context.version,
+              fmt::format("shape '{}'", s.shape.name));
+  // Each name once, each a variant of the space (or a planted copy of one):
+  // no more than the space holds, whatever the format.
   std::set<std::string> names;
-  for (const Value& variant_item : f["variants"].list()) {
-    s.variants.push_back(read_variant(variant_item, version));
-    check_unique(names, s.variants.back().variant, variant_item, fmt::format("in shape '{}', variant", s.shape.name));
+  std::uint64_t planted = 0;
+  const std::uint64_t space = space_size(context.family);
+  for (const Value& variant_item : items) {
+    s.variants.push_back(read_variant(variant_item, context, s.shape));
+    const std::string& name = s.variants.back().variant;
+    check_unique(names, name, variant_item, fmt::format("in shape '{}', variant", s.shape.name));
+    const bool is_planted = is_planted_variant(name);
+    if ((is_planted ? ++planted : names.size() - planted) > space) {
+      variant_item.source().fail(variant_item.line(), "shape '{}' lists more {}variants than family {} has ({})",
+                                 s.shape.name, is_planted ? "planted " : "", context.family.name(), space);
+    }
   }
   return s;
 }
 
+// The chooser copies the device into heuristics.yaml: it must be one that
+// file's reader takes (names, an architecture, SMs).
 DeviceRecord read_device(const Value& value) {
   const Fields f = value.map("gpu", keys_of(device_fields({})));
   DeviceRecord d;
-  d.name = f["name"].text();
-  d.slug = f["slug"].text();
-  d.arch = f["arch"].text();
-  d.sm_count = f["sm_count"].integer<int>();
-  d.l2_bytes = f["l2_bytes"].integer<std::int64_t>();
-  d.memory_clock_khz = f["memory_clock_khz"].integer<int>();
-  d.memory_bus_bits = f["memory_bus_bits"].integer<int>();
-  d.driver_version = f["driver_version"].integer<int>();
+  d.name = f["name"].nonempty_text();
+  d.slug = f["slug"].nonempty_text();
+  const Value arch = f["arch"];
+  d.arch = arch.nonempty_text();
+  try {
+    compute_capability(d.arch);
+  } catch (const error& e) {
+    arch.source().fail(arch.line(), "arch: {}", e.what());
+  }
+  d.sm_count = f["sm_count"].integer_at_least(1);
+  d.l2_bytes = f["l2_bytes"].integer_at_least<std::int64_t>(0);
+  d.memory_clock_khz = f["memory_clock_khz"].integer_at_least(0);
+  d.memory_bus_bits = f["memory_bus_bits"].integer_at_least(0);
+  d.driver_version = f["driver_version"].integer_at_least(0);
   d.nvrtc_version = f["nvrtc_version"].text();
   return d;
 }
@@ -492,8 +572,8 @@ TimingMethod read_timing_method(const Value& value, int version) {
     TimingMethod m;
     m.l2_resident = f["hot"].text();
     m.cold = f["cold"].text();
-    m.repetitions = f["repetitions"].integer<int>();
-    m.max_spread = f["max_spread"].real();
+    m.repetitions = f["repetitions"].integer_at_least(0);
+    m.max_spread = f["max_spread"].non_negative_real();
     return m;
   }
   const Fields f = value.map("timing", keys_of(timing_method_fields({})));
@@ -501,9 +581,9 @@ TimingMethod read_timing_method(const Value& value, int version) {
   m.rotated = f["rotated"].text();
   m.l2_resident = f["l2_resident"].text();
   m.cold = f["cold"].text();
-  m.repetitions = f["repetitions"].integer<int>();
-  m.max_spread = f["max_spread"].real();
-  m.noise_passes = f["noise_passes"].integer<int>();
+  m.repetitions = f["repetitions"].integer_at_least(0);
+  m.max_spread = f["max_spread"].non_negative_real();
+  m.noise_passes = f["noise_passes"].integer_at_least(0);
   return m;
 }
 
@@ -513,7 +593,7 @@ std::string to_sweep_yaml(const SweepResults& results) {
   YamlText out;
   out.line(
       fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
-                  comment_safe(results.device.name)));
+                  yaml_comment_text(results.device.name)));
   out.line("# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
            "replayed),");
   out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
@@ -524,6 +604,8 @@ std::string to_sweep_yaml(const SweepResults& results) {
     out.line("shapes:");
     for (const ShapeResult& s : results.shapes) write_shape(out, s);
   }
+  out.line("# The last line: a file cut short lacks it.");
+  out.field(0, kShapeCount, fmt::format("{}", results.shapes.size()));
   return out.take();
 }
 
@@ -534,12 +616,14 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   // The version first: another version may well have other keys.
   const Value version_value = Fields(source, root, line_of(root), "the top level", {})["exactune_sweep"];
   const int version = version_value.integer<int>();
-  if (version != kSweepFormatVersion && version != kOldestSweepFormatVersion) {
-    source.fail(version_value.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {} and {})",
+  if (version < kOldestSweepFormatVersion || version > kSweepFormatVersion) {
+    source.fail(version_value.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {} to {})",
                 version, kOldestSweepFormatVersion, kSweepFormatVersion);
   }
   Keys top_keys = keys_of(header_fields({}));
-  top_keys.emplace_back("shapes");
+  for (std::string_view key : {std::string_view(kPlanted), std::string_view("shapes"), kShapeCount}) {
+    top_keys.emplace_back(key);
+  }
   const Fields top(source, root, line_of(root), "the top level", top_keys);
   SweepResults results;
   const Value family_name = top["family"];
@@ -551,21 +635,32 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   } catch (const input_error& e) {
     source.fail(family_name.line(), "family: {}", e.what());
   }
+  if (const std::optional<Value> planted = top.optional(kPlanted)) results.planted = planted->boolean();
+  const SweepContext context{*family, version, results.planted};
   const Keys keys = shape_keys(*family, version);
   results.reference_recipe = top["reference_recipe"].text();
   // Sweeps written before the seed was recorded all ran on the default seed, 1.
   if (const std::optional<Value> seed = top.optional("seed")) results.seed = seed->integer<std::uint64_t>();
   results.created = top["created"].text();
-  results.wall_s = top["wall_s"].real();
+  results.wall_s = top["wall_s"].non_negative_real();
   results.device = read_device(top["gpu"]);
   results.timing = read_timing_method(top["timing"], version);
+  const Value shapes = top["shapes"];
+  const std::vector<Value> items = shapes.list();
+  if (items.size() > kMaxShapes) {
+    source.fail(shapes.line(), "shapes holds {} shapes, more than the {} a sweep may hold", items.size(), kMaxShapes);
+  }
   std::set<std::string> names;
-  for (const Value& item : top["shapes"].list()) {
-    results.shapes.push_back(read_shape(item, *family, keys, version));
+  for (const Value& item : items) {
+    results.shapes.push_back(read_shape(item, keys, context));
     check_unique(names, results.shapes.back().shape.name, item, "shape");
   }
+  const int last_line = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  check_count(source, top, kShapeCount, items.size(), last_line, version, "the file");
   return results;
 }
+
+bool is_planted_variant(std::string_view variant) { return variant.find(kPlantedSuffix) != std::string_view::npos; }
 
 void write_sweep_file(const SweepResults& results, const std::filesystem::path& path) {
   write_text_file(path, to_sweep_yaml(results));

@@ -11,10 +11,13 @@
 
 namespace exactune {
 
-// The version of the format, written as `exactune_sweep: 2`. Version 1 is
-// still read: it had no rotated figures, its hot figures were L2-resident and
-// its reference chain was called "eager". A reader refuses any other.
-inline constexpr int kSweepFormatVersion = 2;
+// The version of the format, written as `exactune_sweep: 3`. Versions 1 and 2
+// are still read: version 2 had no counts (each shape's `variant_count`, and
+// `shape_count` on the last line), so a file of it cut short or with records
+// cut out is read as it is; version 1 also had no rotated figures, its hot
+// figures were L2-resident and its reference chain was called "eager". A
+// reader refuses any other.
+inline constexpr int kSweepFormatVersion = 3;
 inline constexpr int kOldestSweepFormatVersion = 1;
 
 // A shape is written as its name, model, parameters (in its family's order, as
@@ -25,9 +28,18 @@ std::string to_sweep_yaml(const SweepResults& results);
 // Reads a sweep file's text; `source` names it in error messages. The file's
 // family (FamilyRegistry) names its shapes' parameter keys and derives each
 // shape's size and rows from them. Throws exactune::input_error "<source>:<line>:
-// <what is wrong>" on a missing or unknown key, a value of the wrong type, an
-// unknown family, a parameter its family refuses, or a shape or variant named twice.
+// <what is wrong>" on a missing or unknown key, a value of the wrong type or
+// out of range (a time NaN, negative or zero; samples below 1), an unknown
+// family, a parameter its family refuses, a shape or variant named twice, a
+// variant the family's space does not produce at the shape's size (or a
+// planted one, "<variant>.planted-<kind>", outside a file with `planted:
+// true`), or counts that do not add up; and on any file beyond the bounds of
+// strict_yaml::load_document.
 SweepResults parse_sweep_yaml(std::string_view text, const std::string& source);
+
+// Whether `variant` is a planted copy, "<variant>.planted-<kind>": a kernel
+// broken on purpose, in a sweep that says `planted: true`.
+bool is_planted_variant(std::string_view variant);
 
 // Writes to a temporary file beside `path` and renames it over `path`, so a
 // reader never sees half a file and a failed write leaves the old one intact.

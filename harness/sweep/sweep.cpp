@@ -6,10 +6,12 @@
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "backends/gpu/device_info.hpp"
 #include <exactune/error.hpp>
+#include "util/utc_time.hpp"
 #include "time/statistics.hpp"
 
 namespace exactune {
@@ -17,6 +19,7 @@ namespace {
 
 std::string failure_kind(const VerifyRecord& r) {
   if (r.disposition == Disposition::incorrect) return "incorrect";
+  if (r.message.rfind("hung:", 0) == 0) return "hung";  // killed at its deadline by the supervisor
   return r.message.rfind("compile failed", 0) == 0 ? "compile" : "runtime";
 }
 
@@ -24,15 +27,6 @@ DeviceRecord device_record(const GpuDescription& gpu) {
   return DeviceRecord{gpu.name,         gpu.slug(),          gpu.arch(),          gpu.sm_count,
                       gpu.l2_bytes,     gpu.memory_clock_khz, gpu.memory_bus_bits, gpu.driver_version,
                       gpu.nvrtc_version};
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // Times one shape in every regime: the copy, the reference chain and exact
@@ -85,6 +79,51 @@ const VariantBuild* find_build(const VerifyStageResult& verified, int size, cons
   return nullptr;
 }
 
+nlohmann::json timing_json(const Timing& t) { return {t.median_us, t.min_us, t.max_us, t.samples}; }
+
+Timing timing_from_json(const nlohmann::json& j) {
+  return Timing{j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(), j.at(3).get<int>()};
+}
+
+// How a timing step ended: its record, or why it has none.
+struct StepResult {
+  nlohmann::json record;
+  std::string failure;  // "" when the record is good
+  bool ok() const { return failure.empty(); }
+};
+
+// Runs the sweep's timing steps: each one's record is computed here, or taken
+// from the journal of a supervised sweep; a step that throws gets its failure
+// as its record, so that one variant's error never ends the sweep.
+class StepRunner {
+ public:
+  explicit StepRunner(Steps* steps) : steps_(steps) {}
+
+  StepResult run(const std::string& step, std::chrono::milliseconds deadline,
+                 const std::function<nlohmann::json()>& compute) const {
+    if (const StepOutcome* earlier = steps_ ? steps_->recorded(step) : nullptr) {
+      if (earlier->crashed()) return {{}, earlier->crash + ": " + earlier->message};
+      return {earlier->record, earlier->record.value("failure", "")};
+    }
+    if (steps_) steps_->begin(step, deadline);
+    StepResult result;
+    try {
+      result.record = compute();
+    } catch (const std::exception& e) {
+      result.failure = e.what();
+      result.record = {{"failure", result.failure}};
+    }
+    if (steps_) {
+      steps_->finish(step, result.record);
+      if (!result.ok()) steps_->after_failure();
+    }
+    return result;
+  }
+
+ private:
+  Steps* steps_;
+};
+
 }  // namespace
 
 std::vector<ShapeResult> results_from_verification(const KernelFamily& family, const std::vector<Shape>& shapes,
@@ -136,8 +175,11 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   const SupportKernels support = load_support_kernels(family, backend, cache);
   VerifyStageOptions stage;
   stage.variant_glob = options.variant_glob;
+  stage.planted_crashes = options.planted_crashes;
   stage.compile.jobs = options.jobs;
   stage.verify.seed = options.seed;
+  stage.verify.steps = options.steps;
+  stage.verify.deadlines = options.deadlines;
   std::size_t verified_runs = 0;
   stage.verify.on_record = [&](const VerifyRecord& r) {
     progress({"verify", ++verified_runs, 0, fmt::format("{} {}", r.shape, r.variant)});
@@ -148,6 +190,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   Timer timer(backend, options.timer);
   results.timing = timer.method();
   results.timing.noise_passes = options.noise_passes;
+  const StepRunner step_runner(options.steps);
   std::size_t to_time = 0, timed = 0;
   for (const ShapeResult& s : results.shapes) {
     to_time += 1 + std::count_if(s.variants.begin(), s.variants.end(), [](const VariantResult& v) { return v.exact; });
@@ -158,39 +201,75 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
     if (!k) k = backend.load(build.outcome.kernel);
     return *k;
   };
-  // The shape's timer over its rotation's copies of the timing case, all from one seed.
-  auto shape_timer = [&](const ShapeResult& s) {
-    const InputCase timing_case = family.timing_case(s.shape);
-    const std::uint64_t seed = case_seed(options.seed, s.shape.name, timing_case.name);
-    std::vector<std::unique_ptr<Workload>> workloads;
-    const int copies = s.rotation ? s.rotation->copies : 1;
-    for (int i = 0; i < copies; ++i) {
-      workloads.push_back(family.make_workload(backend, support, s.shape, timing_case, seed));
+  // The timer of one shape at a time, over its rotation's copies of the timing
+  // case, all from one seed; made when a step first needs it (none when every
+  // step of the shape is in the journal).
+  std::optional<ShapeTimer> current_timer;
+  std::string current_shape;
+  auto timer_of = [&](const ShapeResult& s) -> ShapeTimer& {
+    if (!current_timer || current_shape != s.shape.name) {
+      current_timer.reset();
+      const InputCase timing_case = family.timing_case(s.shape);
+      const std::uint64_t seed = case_seed(options.seed, s.shape.name, timing_case.name);
+      std::vector<std::unique_ptr<Workload>> workloads;
+      const int copies = s.rotation ? s.rotation->copies : 1;
+      for (int i = 0; i < copies; ++i) {
+        workloads.push_back(family.make_workload(backend, support, s.shape, timing_case, seed));
+      }
+      current_timer.emplace(timer, std::move(workloads), s.shape.name);
+      current_shape = s.shape.name;
     }
-    return ShapeTimer(timer, std::move(workloads), s.shape.name);
+    return *current_timer;
+  };
+  // A bound on what one step moves, for its deadline: every launch the timer
+  // may make in `regimes` regimes, each with an L2 flush's bytes besides.
+  const TimerOptions& t = options.timer;
+  auto timing_deadline = [&](const ShapeResult& s, std::size_t regimes) {
+    const double launches = static_cast<double>(t.max_attempts) * (t.warmup_launches + t.repetitions * t.iterations) *
+                            t.launches_per_graph * static_cast<double>(regimes);
+    return options.deadlines.for_bytes(launches * static_cast<double>(s.bytes_moved + 2 * results.device.l2_bytes));
   };
 
   // Samples per (shape, variant, regime), for merging with a later re-timing.
   std::map<std::tuple<std::string, std::string, TimingRegime>, std::vector<double>> samples;
   for (ShapeResult& s : results.shapes) {
     s.rotation = plan_rotation(s.bytes_moved, results.device.l2_bytes).rotation;
-    ShapeTimer timer_of_shape = shape_timer(s);
+    const StepResult baselines =
+        step_runner.run(fmt::format("time/{}/baselines", s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
+          nlohmann::json record;
+          for (TimingRegime regime : kTimingRegimes) {
+            record["copy"][regime_name(regime)] = timing_json(timer_of(s).copy(regime).timing);
+            record["reference_chain"][regime_name(regime)] = timing_json(timer_of(s).reference_chain(regime).timing);
+          }
+          return record;
+        });
     for (TimingRegime regime : kTimingRegimes) {
-      s.copy(regime) = timer_of_shape.copy(regime).timing;
-      s.reference_chain(regime) = timer_of_shape.reference_chain(regime).timing;
+      if (!baselines.ok()) continue;
+      s.copy(regime) = timing_from_json(baselines.record["copy"][regime_name(regime)]);
+      s.reference_chain(regime) = timing_from_json(baselines.record["reference_chain"][regime_name(regime)]);
     }
     progress({"time", ++timed, to_time, s.shape.name + " copy and reference chain"});
     for (VariantResult& v : s.variants) {
       if (!v.exact) continue;
       const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
-      try {
+      const StepResult timed_variant =
+          step_runner.run(fmt::format("time/{}/{}", s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
+            nlohmann::json record;
+            for (TimingRegime regime : kTimingRegimes) {
+              const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
+              record["timing"][regime_name(regime)] = timing_json(m.timing);
+              record["samples"][regime_name(regime)] = m.samples_us;
+            }
+            return record;
+          });
+      if (timed_variant.ok()) {
         for (TimingRegime regime : kTimingRegimes) {
-          Measurement m = timer_of_shape.variant(regime, kernel_for(*build), build->variant);
-          v.timing(regime) = m.timing;
-          samples[{s.shape.name, v.variant, regime}] = std::move(m.samples_us);
+          v.timing(regime) = timing_from_json(timed_variant.record["timing"][regime_name(regime)]);
+          samples[{s.shape.name, v.variant, regime}] =
+              timed_variant.record["samples"][regime_name(regime)].get<std::vector<double>>();
         }
-      } catch (const std::exception& e) {
-        v.failure = fmt::format("timing failed: {}", e.what());
+      } else {
+        v.failure = fmt::format("timing failed: {}", timed_variant.failure);
         for (TimingRegime regime : kTimingRegimes) v.timing(regime).reset();
       }
       progress({"time", ++timed, to_time, s.shape.name + " " + v.variant});
@@ -203,19 +282,22 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   std::size_t retimed = 0;
   const std::size_t to_retime = results.shapes.size() * options.retime_top * options.retime_regimes.size();
   for (ShapeResult& s : results.shapes) {
-    const bool any_timed = std::any_of(options.retime_regimes.begin(), options.retime_regimes.end(),
-                                       [&](TimingRegime regime) { return !fastest_timed(s, regime, 1).empty(); });
-    if (!any_timed) continue;  // making its workloads would time nothing
-    ShapeTimer timer_of_shape = shape_timer(s);
     for (TimingRegime regime : options.retime_regimes) {
       const std::vector<VariantResult*> ranked = fastest_timed(s, regime, options.retime_top);
       for (auto it = ranked.rbegin(); it != ranked.rend(); ++it) {
         VariantResult& v = **it;
         const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
-        std::vector<double>& merged = samples[{s.shape.name, v.variant, regime}];
-        const Measurement more = timer_of_shape.variant(regime, kernel_for(*build), build->variant);
-        merged.insert(merged.end(), more.samples_us.begin(), more.samples_us.end());
-        v.timing(regime) = timing_from_samples(merged);
+        const StepResult more = step_runner.run(
+            fmt::format("retime/{}/{}/{}", s.shape.name, regime_name(regime), v.variant), timing_deadline(s, 1), [&] {
+              return nlohmann::json{
+                  {"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
+            });
+        if (more.ok()) {
+          std::vector<double>& merged = samples[{s.shape.name, v.variant, regime}];
+          const auto added = more.record["samples"].get<std::vector<double>>();
+          merged.insert(merged.end(), added.begin(), added.end());
+          v.timing(regime) = timing_from_samples(merged);
+        }
         progress({"re-time", ++retimed, to_retime, fmt::format("{} {} {}", s.shape.name, v.variant, regime_name(regime))});
       }
     }
@@ -241,18 +323,36 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
     for (int pass = 0; pass < options.noise_passes; ++pass) {
       for (ShapeResult& s : results.shapes) {
         progress({"noise", ++measured, to_measure, fmt::format("pass {} {}", pass + 1, s.shape.name)});
-        bool any = false;
-        for (TimingRegime regime : kTimingRegimes) any = any || ratios.contains({s.shape.name, regime});
-        if (!any) continue;
-        ShapeTimer timer_of_shape = shape_timer(s);
+        std::size_t regimes = 0, figures = 0;
+        for (TimingRegime regime : kTimingRegimes) {
+          if (const auto found = ratios.find({s.shape.name, regime}); found != ratios.end()) {
+            ++regimes;
+            figures += 1 + found->second.size();
+          }
+        }
+        if (regimes == 0) continue;
+        const StepResult pass_figures = step_runner.run(
+            fmt::format("noise/{}/{}", pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
+              nlohmann::json record;
+              for (TimingRegime regime : kTimingRegimes) {
+                const auto found = ratios.find({s.shape.name, regime});
+                if (found == ratios.end()) continue;
+                record["copy"][regime_name(regime)] = timer_of(s).copy(regime).timing.median_us;
+                for (const auto& [variant, per_pass] : found->second) {
+                  const VariantBuild* build = find_build(verified, s.shape.size, variant);
+                  record["variants"][regime_name(regime)][variant] =
+                      timer_of(s).variant(regime, kernel_for(*build), build->variant).timing.median_us;
+                }
+              }
+              return record;
+            });
+        if (!pass_figures.ok()) continue;
         for (TimingRegime regime : kTimingRegimes) {
           const auto found = ratios.find({s.shape.name, regime});
           if (found == ratios.end()) continue;
-          const double copy_us = timer_of_shape.copy(regime).timing.median_us;
+          const double copy_us = pass_figures.record["copy"][regime_name(regime)].get<double>();
           for (auto& [variant, per_pass] : found->second) {
-            const VariantBuild* build = find_build(verified, s.shape.size, variant);
-            const double us = timer_of_shape.variant(regime, kernel_for(*build), build->variant).timing.median_us;
-            per_pass.push_back(us / copy_us);
+            per_pass.push_back(pass_figures.record["variants"][regime_name(regime)][variant].get<double>() / copy_us);
           }
         }
       }

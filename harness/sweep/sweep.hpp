@@ -39,6 +39,14 @@ struct SweepOptions {
   int noise_passes = 2;    // separate passes for RunToRunNoise; 0: none
   int noise_variants = 3;  // the fastest exact variants per shape and regime each pass re-measures
   std::function<void(const SweepProgress&)> on_progress;
+  // A supervised sweep (supervise/steps.hpp): verify steps as the verifier's,
+  // then "time/<shape>/baselines", "time/<shape>/<variant>",
+  // "retime/<shape>/<regime>/<variant>" and "noise/<pass>/<shape>", each
+  // journaled with what the results are made from (samples included), so that
+  // a resumed sweep ends with the results of an uninterrupted one.
+  Steps* steps = nullptr;
+  DeadlinePolicy deadlines;
+  std::vector<std::string> planted_crashes;  // VerifyStageOptions::planted_crashes
 };
 
 SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const std::vector<Shape>& shapes,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,14 +22,26 @@
 
 namespace exactune::strict_yaml {
 
+// `text` on one line: a message quotes the file, and a file's string may hold
+// a newline or another control character, which the message spells as an
+// escape, so that the CLI prints one line per error.
+std::string one_line(std::string_view text);
+
 // Where a file's errors point: "<source>:<line>: <what>".
 class Source {
  public:
   explicit Source(std::string name) : name_(std::move(name)) {}
 
+  const std::string& name() const { return name_; }
+
   template <typename... Args>
   [[noreturn]] void fail(int line, fmt::format_string<Args...> what, Args&&... args) const {
-    throw input_error(fmt::format("{}:{}: {}", name_, line, fmt::format(what, std::forward<Args>(args)...)));
+    throw input_error(fmt::format("{}:{}: {}", name_, line, one_line(fmt::format(what, std::forward<Args>(args)...))));
+  }
+
+  // "<source>:<line>:<column>: <what>", for a fault in the text itself.
+  [[noreturn]] void fail_at(int line, int column, std::string_view what) const {
+    throw input_error(fmt::format("{}:{}:{}: {}", name_, line, column, one_line(what)));
   }
 
  private:
@@ -50,6 +63,13 @@ class Value {
 
   std::string text() const { return scalar("a string"); }
 
+  // A name: a string that says something.
+  std::string nonempty_text() const {
+    std::string text = scalar("a string");
+    if (text.empty()) source_->fail(line_, "{} must not be empty", key_);
+    return text;
+  }
+
   template <typename Int>
   Int integer() const {
     return parse_number<Int>("an integer");
@@ -61,6 +81,35 @@ class Value {
     if (text == ".inf" || text == "+.inf") return HUGE_VAL;
     if (text == "-.inf") return -HUGE_VAL;
     return parse_number<double>("a number");
+  }
+
+  // A whole number no less than `least`: counts, sizes, bytes.
+  template <typename Int>
+  Int integer_at_least(Int least) const {
+    const Int n = integer<Int>();
+    if (n < least) source_->fail(line_, "{} must be at least {}, got {}", key_, least, n);
+    return n;
+  }
+
+  // A number that is neither NaN nor infinite.
+  double finite_real() const {
+    const double x = real();
+    if (!std::isfinite(x)) source_->fail(line_, "{} must be a finite number, got {}", key_, text());
+    return x;
+  }
+
+  // A finite number > 0: a time, a ratio of times.
+  double positive_real() const {
+    const double x = finite_real();
+    if (!(x > 0)) source_->fail(line_, "{} must be a number > 0, got {}", key_, text());
+    return x;
+  }
+
+  // A finite number >= 0: a spread, a noise, a duration that may be nothing.
+  double non_negative_real() const {
+    const double x = finite_real();
+    if (!(x >= 0)) source_->fail(line_, "{} must be a number >= 0, got {}", key_, text());
+    return x;
   }
 
   bool boolean() const {
@@ -132,8 +181,10 @@ class Fields {
       if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
         source.fail(key_line, "unknown key '{}' in {} (known: {})", key, what_, fmt::join(known, ", "));
       }
-      if (const Entry* first = entry(key)) {
-        source.fail(key_line, "key '{}' appears twice in {} (first on line {})", key, what_, first->key_line);
+      const auto [first, inserted] = index_.try_emplace(key, entries_.size());
+      if (!inserted) {
+        source.fail(key_line, "key '{}' appears twice in {} (first on line {})", key, what_,
+                    entries_[first->second].key_line);
       }
       // An empty value's mark points at the next token, often on a later line.
       const int value_line = it->second.IsNull() ? key_line : line_of(it->second);
@@ -167,20 +218,23 @@ class Fields {
   };
 
   const Entry* entry(std::string_view key) const {
-    const auto it =
-        std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.value.key() == key; });
-    return it == entries_.end() ? nullptr : &*it;
+    const auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &entries_[it->second];
   }
 
   const Source* source_;
   int line_;
   std::string what_;
   std::vector<Entry> entries_;
+  std::map<std::string, std::size_t, std::less<>> index_;  // key -> its entry: a map of data may be long
 };
 
 // The one YAML document of a file; a syntax error, an empty file, or a second
 // document fails with the file's line. `expected` says what the file should
-// hold, e.g. "a map with a 'shapes' list".
+// hold, e.g. "a map with a 'shapes' list". Before anything is built the text
+// must keep the bounds of every file exactune reads: at most
+// kMaxInputFileBytes (text_file.hpp), UTF-8 without control characters (a
+// fault fails with its line and column), and the bounds of yaml_screen.hpp.
 YAML::Node load_document(std::string_view text, const Source& source, std::string_view expected);
 
 }  // namespace exactune::strict_yaml

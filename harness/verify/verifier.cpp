@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -76,40 +77,124 @@ void run_one(Workload& workload, const LoadedKernel& kernel, const VariantBuild&
   }
 }
 
+nlohmann::json record_json(const VerifyRecord& r) {
+  nlohmann::json j = {{"disposition", to_string(r.disposition)}, {"mismatches", r.mismatches}, {"message", r.message}};
+  if (r.first_mismatch) {
+    const Mismatch& m = *r.first_mismatch;
+    j["first_mismatch"] = {m.row, m.column, m.expected, m.actual, m.ulps};
+  }
+  return j;
+}
+
+// A run's record from the journal: the record its worker kept, or the crash the
+// supervisor saw in it ("hung: ...", "failed: the worker died of ...").
+VerifyRecord record_from(const StepOutcome& outcome, const Shape& shape, const VariantBuild& build,
+                         const InputCase& c) {
+  VerifyRecord r = record_for(shape, build, c);
+  if (outcome.crashed()) {
+    r.disposition = Disposition::failed;
+    r.message = outcome.crash == "hung" ? "hung: " + outcome.message : outcome.message;
+    return r;
+  }
+  const nlohmann::json& j = outcome.record;
+  const std::string disposition = j.value("disposition", "");
+  for (Disposition d : {Disposition::passed, Disposition::incorrect, Disposition::failed, Disposition::not_run}) {
+    if (disposition == to_string(d)) r.disposition = d;
+  }
+  r.mismatches = j.value("mismatches", std::int64_t{0});
+  r.message = j.value("message", "");
+  if (j.contains("first_mismatch") && j["first_mismatch"].is_array() && j["first_mismatch"].size() == 5) {
+    const nlohmann::json& m = j["first_mismatch"];
+    r.first_mismatch = Mismatch{m[0].get<std::int64_t>(), m[1].get<std::int64_t>(), m[2].get<std::uint16_t>(),
+                                m[3].get<std::uint16_t>(), m[4].get<std::int64_t>()};
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,
                                           const SupportKernels& support, const std::vector<Shape>& shapes,
                                           const std::vector<VariantBuild>& builds, const VerifyOptions& options) {
   std::vector<VerifyRecord> records;
+  Steps* const steps = options.steps;
   auto emit = [&](VerifyRecord r) {
     if (options.on_record) options.on_record(r);
     records.push_back(std::move(r));
   };
+  // A run's record: journaled when supervised, and a failure may have cost the device.
+  auto keep = [&](const std::string& step, VerifyRecord r) {
+    if (steps) steps->finish(step, record_json(r));
+    const bool failed = r.disposition == Disposition::failed;
+    emit(std::move(r));
+    if (steps && failed) steps->after_failure();
+  };
   KernelLoader loader(backend);
+  // A variant that failed to run in one case (a launch error, a fault, a crash
+  // or a hang) is not run in the others: each would cost a fresh worker, or a
+  // deadline. Its records say where it failed.
+  std::map<std::pair<std::string, std::string>, std::string> crashed_in;  // (shape, variant) -> why
+  auto remember_crash = [&](const VerifyRecord& r) {
+    const bool failed_to_run = r.disposition == Disposition::failed && r.message.rfind("compile failed", 0) != 0 &&
+                               r.message.rfind("load failed", 0) != 0;
+    if (failed_to_run) {
+      crashed_in.emplace(std::make_pair(r.shape, r.variant),
+                         fmt::format("not run: it {} in case {}",
+                                     r.message.rfind("hung", 0) == 0 ? "hung" : "failed", r.input_case));
+    }
+  };
   for (const Shape& shape : shapes) {
     const std::vector<InputCase> cases =
         options.recorded_inputs ? options.recorded_inputs->cases(shape) : family.input_cases(shape);
+    const double bytes = static_cast<double>(family.bytes_moved(shape));
     for (const InputCase& input_case : cases) {
+      const std::string setup_step = fmt::format("verify/{}/{}", shape.name, input_case.name);
+      auto run_step = [&](const VariantBuild& build) { return setup_step + "/" + build.variant.name; };
+      const bool any_left = !steps || std::any_of(builds.begin(), builds.end(), [&](const VariantBuild& b) {
+                              return b.size == shape.size && steps->recorded(run_step(b)) == nullptr;
+                            });
       std::unique_ptr<Workload> workload;
       std::vector<std::uint16_t> expected;
       std::string setup_failure;
-      try {
-        workload = options.recorded_inputs
-                       ? options.recorded_inputs->workload(backend, support, shape, input_case)
-                       : family.make_workload(backend, support, shape, input_case,
-                                              case_seed(options.seed, shape.name, input_case.name));
-        workload->launch_reference();
-        backend.synchronize();
-        expected = workload->download_reference_output();
-      } catch (const std::exception& e) {
-        setup_failure = fmt::format("the reference could not run: {}", e.what());
+      if (const StepOutcome* earlier = steps ? steps->recorded(setup_step) : nullptr; earlier && any_left) {
+        setup_failure = fmt::format("the reference could not run: {}", earlier->crashed()
+                                                                           ? earlier->crash + ": " + earlier->message
+                                                                           : earlier->record.value("failure", "?"));
+      } else if (any_left) {
+        // The reference chain: a few launches over the shape's bytes.
+        if (steps) steps->begin(setup_step, options.deadlines.for_bytes(8 * bytes));
+        try {
+          workload = options.recorded_inputs
+                         ? options.recorded_inputs->workload(backend, support, shape, input_case)
+                         : family.make_workload(backend, support, shape, input_case,
+                                                case_seed(options.seed, shape.name, input_case.name));
+          workload->launch_reference();
+          backend.synchronize();
+          expected = workload->download_reference_output();
+          if (steps) steps->end(setup_step);
+        } catch (const std::exception& e) {
+          setup_failure = fmt::format("the reference could not run: {}", e.what());
+          if (steps) {
+            steps->finish(setup_step, {{"failure", e.what()}});
+            steps->after_failure();
+          }
+        }
       }
       for (const VariantBuild& build : builds) {
         if (build.size != shape.size) continue;
+        const std::string step = run_step(build);
+        if (const StepOutcome* earlier = steps ? steps->recorded(step) : nullptr) {
+          VerifyRecord r = record_from(*earlier, shape, build, input_case);
+          remember_crash(r);
+          emit(std::move(r));
+          continue;
+        }
         VerifyRecord r = record_for(shape, build, input_case);
         std::string failure;
-        if (!build.outcome.ok) {
+        if (const auto crashed = crashed_in.find({shape.name, build.variant.name}); crashed != crashed_in.end()) {
+          r.disposition = Disposition::not_run;
+          r.message = crashed->second;
+        } else if (!build.outcome.ok) {
           r.disposition = Disposition::failed;
           r.message = "compile failed: " + build.outcome.log.substr(0, build.outcome.log.find('\n'));
         } else if (!setup_failure.empty()) {
@@ -119,6 +204,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
           r.disposition = Disposition::failed;
           r.message = failure;
         } else {
+          if (steps) steps->begin(step, options.deadlines.for_bytes(bytes));
           try {
             run_one(*workload, *kernel, build, backend, expected, r);
           } catch (const std::exception& e) {
@@ -126,7 +212,8 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
             r.message = e.what();
           }
         }
-        emit(std::move(r));
+        remember_crash(r);
+        keep(step, std::move(r));
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/workload.hpp>
+#include "supervise/steps.hpp"
 
 namespace exactune {
 
@@ -55,6 +56,12 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
   std::function<void(const VerifyRecord&)> on_record;  // called as each record is made
   std::optional<RecordedInputs> recorded_inputs;        // none: the family's seeded inputs
+  // A supervised run: each (shape, case) reference and each (shape, case,
+  // variant) run is a step "verify/<shape>/<case>[/<variant>]", announced with
+  // its deadline and journaled; a step an earlier worker finished is taken from
+  // the journal. Null: everything runs here.
+  Steps* steps = nullptr;
+  DeadlinePolicy deadlines;
 };
 
 std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "compile/compile_plan.hpp"
@@ -31,17 +32,35 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
   std::set<int> sizes;
   for (const Shape& s : shapes) sizes.insert(s.size);
   std::vector<CompileRequest> requests;
+  auto add_build = [&](Variant variant, int size, std::vector<std::string> defines) {
+    CompileRequest r = family.variant_request(variant, size, backend.target());
+    r.defines.insert(r.defines.end(), defines.begin(), defines.end());
+    requests.push_back(std::move(r));
+    result.builds.push_back(VariantBuild{std::move(variant), size, {}});
+  };
   for (int size : sizes) {
+    std::optional<Variant> first;
     for (const Candidate& c : enumerate_space(family, size)) {
       if (!name_matches(c.variant.name, options.variant_glob)) continue;
       if (!c.valid()) {
         ++result.excluded;
         continue;
       }
-      CompileRequest r = family.variant_request(c.variant, size, backend.target());
-      r.defines.insert(r.defines.end(), options.variant_defines.begin(), options.variant_defines.end());
-      requests.push_back(std::move(r));
-      result.builds.push_back(VariantBuild{c.variant, size, {}});
+      if (!first) first = c.variant;
+      add_build(c.variant, size, options.variant_defines);
+    }
+    for (const std::string& kind : options.planted_crashes) {
+      const auto& kinds = planted_crash_kinds();
+      const auto found = std::find(kinds.begin(), kinds.end(), kind);
+      if (found == kinds.end()) {
+        throw input_error(fmt::format("--plant-crash {}: not a kind of crash ({})", kind, fmt::join(kinds, ", ")));
+      }
+      if (!first) continue;
+      Variant planted = *first;
+      planted.name += ".planted-" + kind;
+      std::vector<std::string> defines = options.variant_defines;
+      defines.push_back(fmt::format("EXACTUNE_PLANTED_CRASH={}", found - kinds.begin() + 1));
+      add_build(std::move(planted), size, std::move(defines));
     }
   }
   std::vector<CompileOutcome> outcomes = compile_all(requests, cache, options.compile);
@@ -49,6 +68,12 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
 
   result.records = verify_variants(family, backend, support, shapes, result.builds, options.verify);
   return result;
+}
+
+const std::vector<std::string>& planted_crash_kinds() {
+  // In the order of EXACTUNE_PLANTED_CRASH's values (kernel_templates/planted_crash.cuh).
+  static const std::vector<std::string> kinds = {"trap", "out-of-bounds", "spin"};
+  return kinds;
 }
 
 std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob) {

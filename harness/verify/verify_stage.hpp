@@ -13,6 +13,10 @@ namespace exactune {
 struct VerifyStageOptions {
   std::string variant_glob = "*";
   std::vector<std::string> variant_defines;  // e.g. {"EXACTUNE_PLANTED_FAULT=1"}: tests of the verifier
+  // Tests of supervision: per size, one more build per kind named here
+  // (planted_crash_kinds()), a copy of the first variant selected whose kernel
+  // crashes that way, named "<variant>.planted-<kind>".
+  std::vector<std::string> planted_crashes;
   CompileOptions compile;
   VerifyOptions verify;
 };
@@ -32,6 +36,9 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
 // verified without the reference).
 SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
                                     std::vector<CompileOutcome>* outcomes = nullptr);
+
+// The kinds of crash --plant-crash can plant: "trap", "out-of-bounds", "spin".
+const std::vector<std::string>& planted_crash_kinds();
 
 // How many (shape, variant, case) runs the verify stage will make: for progress.
 std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob);

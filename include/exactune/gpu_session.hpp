@@ -32,8 +32,9 @@ class GpuSession {
   State* state_;
 };
 
-// Runs `body` under the session's lock: 0 when it returns, 1 when it throws,
-// with the message kept for capi_last_error().
+// Runs `body` under the session's lock: an exactune_status (exactune/runtime.h),
+// EXACTUNE_OK when it returns, else by what it throws (capi/capi_arguments.hpp
+// says which), with the message kept for capi_last_error().
 int capi_guarded(const std::function<void()>& body);
 const char* capi_last_error();
 // Copies `text` with its terminating zero into `buffer`, or throws when it does not fit.

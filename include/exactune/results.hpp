@@ -155,6 +155,7 @@ struct SweepResults {
   std::string family;
   std::string reference_recipe;
   std::uint64_t seed = 1;  // of the inputs every variant was verified on (all rows, on the GPU)
+  bool planted = false;    // kernels broken on purpose: variants named "<variant>.planted-<kind>"
   std::string created;  // ISO 8601, UTC
   double wall_s = 0;
   TimingMethod timing;

@@ -4,6 +4,7 @@
 // family derives from them the two numbers the core does use: the size that
 // variants are compiled for, and the row count that tables are bucketed by.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,6 +44,15 @@ struct ShapeSet {
 
   std::vector<int> sizes() const;  // distinct, ascending
 };
+
+// The most shapes a set (a shape file, a sweep) may hold: every one is swept,
+// so a set past this is a mistake, and below it whatever compares two sets
+// shape by shape (the gate) stays quick.
+inline constexpr std::size_t kMaxShapes = 10000;
+
+// Why `name` cannot name a shape, "" when it can: a name is [a-z0-9._-]+, so
+// that it is safe in a file name (the reports write heatmap_<name>.svg).
+std::string shape_name_problem(std::string_view name);
 
 // Parses a YAML shape set of `family`; `source` names it in error messages.
 // Throws exactune::input_error "<source>:<line>: <what is wrong>" on any invalid input.

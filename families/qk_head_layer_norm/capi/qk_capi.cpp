@@ -1,11 +1,17 @@
+// The qk_head_layer_norm family's C ABI (exactune_qk_capi.h): each entry checks
+// every argument first (capi/capi_arguments.hpp), so that an unserved head_dim,
+// a count below one or a NULL pointer is refused before anything is compiled,
+// loaded or copied from the caller's buffers.
 #include "exactune_qk_capi.h"
 
+#include <climits>
 #include <cstring>
 #include <exactune/error.hpp>
 #include <exactune/gpu_session.hpp>
 #include <exactune/space.hpp>
 #include <string>
 
+#include "capi/capi_arguments.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_inputs.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_workload.hpp"
@@ -14,21 +20,25 @@ namespace {
 
 using namespace exactune;
 
-// Refuses what aten would not run this way (head_dim) before anything is read.
-Shape shape_of(const exactune_qk_problem& p) {
-  const KernelFamily& family = qk_head_layer_norm_family();
-  if (p.batch <= 0 || p.tokens <= 0 || p.heads <= 0) {
-    throw input_error("exactune_qk_problem: batch, tokens and heads must be positive");
+// Refuses what aten would not run this way (head_dim), what describes no
+// problem, and more rows than the family serves, before anything is read.
+Shape checked_shape(const CapiArguments& arguments, const exactune_qk_problem* problem) {
+  arguments.require_pointer(problem, "problem");
+  const exactune_qk_problem& p = *problem;
+  arguments.require_served_size(p.head_dim);
+  arguments.require_counts({{"batch", p.batch}, {"tokens", p.tokens}, {"heads", p.heads}});
+  arguments.require_parameter("eps", p.eps);
+  arguments.require_pointer(p.q, "q");
+  arguments.require_pointer(p.k, "k");
+  arguments.require_product_at_most("batch * tokens * heads", {p.batch, p.tokens, p.heads}, INT_MAX);
+  try {
+    return qk_head_shape("capi", p.batch, p.tokens, p.heads, p.head_dim, p.eps);
+  } catch (const input_error& e) {  // the family's own limit on rows
+    arguments.not_served(e.what());
   }
-  for (const auto& [name, value] : {std::pair<const char*, double>{"head_dim", p.head_dim}, {"eps", p.eps}}) {
-    const std::string problem = family.parameter_problem(name, value);
-    if (!problem.empty()) throw input_error("exactune_qk_problem: " + problem);
-  }
-  return qk_head_shape("capi", p.batch, p.tokens, p.heads, p.head_dim, p.eps);
 }
 
 QkInputs inputs_of(const exactune_qk_problem& p, const Shape& shape) {
-  if (!p.q || !p.k) throw input_error("exactune_qk_problem: q and k must be given");
   const auto elements = static_cast<std::size_t>(shape.rows()) * static_cast<std::size_t>(p.head_dim);
   QkInputs in;
   in.q.assign(p.q, p.q + elements);
@@ -54,7 +64,7 @@ const char* exactune_qk_last_error(void) { return capi_last_error(); }
 int exactune_qk_reference(const exactune_qk_problem* problem, uint16_t* q_out, uint16_t* k_out, float* q_mean,
                           float* q_rstd, float* k_mean, float* k_rstd) {
   return capi_guarded([&] {
-    const Shape shape = shape_of(*problem);
+    const Shape shape = checked_shape(CapiArguments("exactune_qk_reference", qk_head_layer_norm_family()), problem);
     const QkInputs inputs = inputs_of(*problem, shape);
     GpuSession& s = GpuSession::instance();
     QkHeadLayerNormWorkload workload(s.backend(), s.support(qk_head_layer_norm_family()), shape, inputs);
@@ -68,8 +78,9 @@ int exactune_qk_reference(const exactune_qk_problem* problem, uint16_t* q_out, u
 
 int exactune_qk_list_variants(int32_t head_dim, char* names, size_t capacity) {
   return capi_guarded([&] {
-    const std::string problem = qk_head_layer_norm_family().parameter_problem("head_dim", head_dim);
-    if (!problem.empty()) throw input_error(problem);
+    const CapiArguments arguments("exactune_qk_list_variants", qk_head_layer_norm_family());
+    arguments.require_served_size(head_dim);
+    arguments.require_pointer(names, "names");
     std::string text;
     for (const Variant& v : valid_variants(qk_head_layer_norm_family(), head_dim)) text += v.name + "\n";
     capi_copy_text(text, names, capacity, "exactune_qk_list_variants");
@@ -79,12 +90,15 @@ int exactune_qk_list_variants(int32_t head_dim, char* names, size_t capacity) {
 int exactune_qk_run_variant(const exactune_qk_problem* problem, const char* variant_name, uint16_t* q_out,
                             uint16_t* k_out) {
   return capi_guarded([&] {
-    const Shape shape = shape_of(*problem);
+    const KernelFamily& family = qk_head_layer_norm_family();
+    const CapiArguments arguments("exactune_qk_run_variant", family);
+    const Shape shape = checked_shape(arguments, problem);
+    const Variant variant = arguments.require_variant(variant_name, problem->head_dim);
+    arguments.require_pointer(q_out, "q_out");
+    arguments.require_pointer(k_out, "k_out");
     const QkInputs inputs = inputs_of(*problem, shape);
     GpuSession& s = GpuSession::instance();
-    const KernelFamily& family = qk_head_layer_norm_family();
-    Variant variant;
-    const LoadedKernel& loaded = s.variant(family, variant_name, problem->head_dim, &variant);
+    const LoadedKernel& loaded = s.variant(family, variant.name, problem->head_dim, nullptr);
     QkHeadLayerNormWorkload workload(s.backend(), s.support(family), shape, inputs);
     workload.poison_output();
     workload.launch_variant(loaded, variant);

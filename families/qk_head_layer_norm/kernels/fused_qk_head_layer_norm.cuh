@@ -62,6 +62,7 @@
 // is at most 256 bytes); pass 2 does not re-read it.
 #pragma once
 #include "kernel_templates/arith.cuh"
+#include "kernel_templates/planted_crash.cuh"
 #include "kernel_templates/packet.cuh"
 
 namespace exactune_kernels {
@@ -194,6 +195,7 @@ __global__ void __launch_bounds__(32 * NumWarps)
 fused_qk_head_layer_norm(const bf16_bits* __restrict__ q, const bf16_bits* __restrict__ k,
                          bf16_bits* __restrict__ q_out, bf16_bits* __restrict__ k_out, int q_rows, int k_rows,
                          float eps) {
+  planted_crash();  // nothing unless a test plants a crash
   typedef qk_detail::head_row<HeadDim, NumWarps, RowsPerCta, VecLanes, Counts> plan;
   static_assert(QkGrid == qk_grid_joint || QkGrid == qk_grid_split, "joint or split grid");
 

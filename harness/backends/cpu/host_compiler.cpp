@@ -10,6 +10,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -87,13 +89,18 @@ CompiledKernel host_kernel(const CompileRequest& request, const std::string& key
   return kernel;
 }
 
-// The shared object holding this kernel, when the cache has both the record and the library.
-std::optional<fs::path> cached_library(const CompileCache& cache, const std::string& key) {
+// The shared objects of the cache found whole, by library key: dozens of
+// kernels share one, which is checked once per call.
+using CheckedLibraries = std::map<std::string, std::optional<fs::path>>;
+
+// The shared object holding this kernel, when the cache has both the record and
+// the library, whole: a damaged library is never handed to dlopen.
+std::optional<fs::path> cached_library(const CompileCache& cache, const std::string& key, CheckedLibraries& checked) {
   const std::optional<std::string> library_key = cache.read(key, kRecordSuffix);
   if (!library_key) return std::nullopt;
-  const fs::path library = cache.entry_path(*library_key, kLibrarySuffix);
-  if (!fs::is_regular_file(library)) return std::nullopt;
-  return library;
+  auto found = checked.find(*library_key);
+  if (found == checked.end()) found = checked.emplace(*library_key, cache.whole_entry(*library_key, kLibrarySuffix)).first;
+  return found->second;
 }
 
 // One kernel to compile; identical requests share it.
@@ -110,11 +117,24 @@ struct BuildResult {
   fs::path library;
 };
 
+fs::path build_root(const CompileCache& cache) { return cache.directory() / "host-build"; }
+
+// "<library key>.<pid>.<n>": the pid tells a killed run's folder from a running one's.
 fs::path fresh_build_directory(const CompileCache& cache, const std::string& library_key) {
   static std::atomic<unsigned> counter{0};
-  const fs::path dir = cache.directory() / "host-build" / fmt::format("{}.{}.{}", library_key, ::getpid(), counter++);
+  const fs::path dir = build_root(cache) / fmt::format("{}.{}.{}", library_key, ::getpid(), counter++);
   fs::create_directories(dir);
   return dir;
+}
+
+// The pid in a build folder's name, or 0 for a name not made by fresh_build_directory.
+pid_t build_directory_owner(const std::string& name) {
+  const std::size_t first_dot = name.find('.');
+  const std::size_t second_dot = name.find('.', first_dot == std::string::npos ? name.size() : first_dot + 1);
+  if (first_dot == std::string::npos || second_dot == std::string::npos) return 0;
+  const std::string pid = name.substr(first_dot + 1, second_dot - first_dot - 1);
+  if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<pid_t>(std::stol(pid));
 }
 
 // Compiles kernels that share their defines into one shared object and files
@@ -233,12 +253,38 @@ void fail(CompileOutcome& outcome, const std::string& why) {
 
 }  // namespace
 
+void remove_leftovers_of_dead_processes(const CompileCache& cache) {
+  cache.remove_temporaries_of_dead_processes();
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(build_root(cache), ec)) {
+    const pid_t owner = build_directory_owner(entry.path().filename().string());
+    if (owner > 0 && process_is_gone(owner)) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
+}
+
+namespace {
+
+// Once per process and cache: leftovers appear only when a run dies, so one
+// look when this run starts building is enough.
+void remove_leftovers_once(const CompileCache& cache) {
+  static std::mutex mutex;
+  static std::set<fs::path> cleaned;
+  std::lock_guard lock(mutex);
+  if (cleaned.insert(cache.directory()).second) remove_leftovers_of_dead_processes(cache);
+}
+
+}  // namespace
+
 std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                              const HostCompileSettings& settings) {
   std::vector<CompileOutcome> outcomes(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) outcomes[i].request = requests[i];
   if (requests.empty()) return outcomes;
 
+  remove_leftovers_once(cache);
   std::optional<HostBuildContext> context;
   try {
     context.emplace(HostBuildContext{cache, host_toolchain(), materialise_templates(cache), settings.extra_source_dir});
@@ -249,6 +295,7 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
 
   std::vector<PendingKernel> pending;
   std::map<std::string, std::size_t> pending_by_key;
+  CheckedLibraries checked_libraries;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const CompileRequest& request = requests[i];
     if (request.target != "host") {
@@ -263,7 +310,7 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
       fail(outcomes[i], e.what());
       continue;
     }
-    if (const auto library = cached_library(cache, key)) {
+    if (const auto library = cached_library(cache, key, checked_libraries)) {
       outcomes[i].ok = true;
       outcomes[i].cache_hit = true;
       outcomes[i].kernel = host_kernel(request, key, *library);

@@ -4,6 +4,8 @@
 // are compiled in parallel, and each kernel is cached on its own key, so a new
 // variant compiles only itself. A failed batch is retried one request at a time,
 // so that a compile error is pinned to its request and the others still succeed.
+// A cached library is used only when the cache finds it whole (compile_cache.hpp),
+// and a build starts by removing what killed runs left in the cache.
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -31,5 +33,9 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
                                              const HostCompileSettings& settings);
 std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                              int jobs);
+
+// Removes the cache's build folders and temporary files whose process no longer
+// runs (a run killed mid-build). compile_for_host does it once per process and cache.
+void remove_leftovers_of_dead_processes(const CompileCache& cache);
 
 }  // namespace exactune

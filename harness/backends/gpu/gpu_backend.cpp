@@ -242,6 +242,15 @@ void GpuBackend::synchronize() {
   }
 }
 
+std::string GpuBackend::context_error() const {
+  make_current();
+  const CUresult r = cuda_driver().cuCtxSynchronize();
+  if (r == CUDA_SUCCESS) return "";
+  const char* name = nullptr;
+  cuda_driver().cuGetErrorName(r, &name);
+  return name ? name : fmt::format("CUresult {}", static_cast<int>(r));
+}
+
 std::unique_ptr<GpuBackend> open_gpu_backend(int ordinal) {
   if (const std::optional<std::string> reason = why_no_gpu()) {
     throw error(fmt::format("cannot open GPU {}: {}", ordinal, *reason));

@@ -44,6 +44,9 @@ class GpuBackend : public Backend {
   // The occupancy calculator's CTAs per multiprocessor, times the multiprocessors.
   unsigned resident_ctas(const LoadedKernel& kernel, unsigned block_threads) override;
   void synchronize() override;
+  // "" while the context can run kernels; else the driver's sticky error (a
+  // trap, an illegal address), after which nothing in this process can.
+  std::string context_error() const;
 
   // For the timing stage (gpu_timing_primitives.hpp).
   const GpuDescription& gpu() const { return gpu_; }

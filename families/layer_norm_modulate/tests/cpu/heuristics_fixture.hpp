@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cpu/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 #include "choose/heuristics.hpp"
@@ -126,20 +127,7 @@ inline std::string read_text(const fs::path& path) {
 
 inline void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-// A fresh folder under the system's temporary one, removed when the test ends.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag)
-      : path_(fs::temp_directory_path() / fmt::format("exactune-heuristics-{}-{}", tag, ::getpid())) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = ScratchDirectory;  // the name these tests know it by
 
 // Runs a shell command with its output to a file; the exit code and the output.
 inline std::pair<int, std::string> run_shell(const std::string& command, const fs::path& log) {

@@ -103,9 +103,10 @@ TEST_CASE("included_templates follows #include from the main file") {
   // its elementwise chain by a path relative to itself; both include the shared
   // arithmetic, which is listed once. Breadth first, each file once.
   const auto files = included_templates("families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh");
-  REQUIRE(files.size() == 4);
+  REQUIRE(files.size() == 5);
   CHECK(files[0] == "families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh");
   CHECK(files[1] == "kernel_templates/packet.cuh");
-  CHECK(files[2] == "families/layer_norm_modulate/kernels/modulate_chain.cuh");
-  CHECK(files[3] == "kernel_templates/arith.cuh");
+  CHECK(files[2] == "kernel_templates/planted_crash.cuh");
+  CHECK(files[3] == "families/layer_norm_modulate/kernels/modulate_chain.cuh");
+  CHECK(files[4] == "kernel_templates/arith.cuh");
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "cpu/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"
 #include <exactune/error.hpp>
 #include "backends/cpu/cpu_backend.hpp"
@@ -34,26 +35,6 @@ namespace {
 using namespace exactune;
 namespace fs = std::filesystem;
 using bf16 = std::uint16_t;
-
-// ---------------------------------------------------------------------------
-// Caches: $EXACTUNE_CACHE_DIR when set (ctest shares one across processes),
-// else a directory of this process, removed when it ends.
-// ---------------------------------------------------------------------------
-class ScratchDirectory {
- public:
-  explicit ScratchDirectory(const std::string& tag)
-      : path_(fs::temp_directory_path() / fmt::format("exactune-{}-{}", tag, ::getpid())) {
-    fs::remove_all(path_);
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 const CompileCache& test_cache() {
   static ScratchDirectory scratch("host-exec-test");

@@ -46,9 +46,11 @@ SweepResults awkward_results() {
   sana.rotation = Rotation{7, 7 * std::int64_t{18350080}};
   sana.run_to_run_noise = {{TimingRegime::rotated, 0.1 + 0.2, 3, 3}, {TimingRegime::cold, 0.0125, 3, 2}};
   VariantResult fast;
-  fast.variant = "w4_r1_predicated_v8_reload";
-  fast.params = {
-      {"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"}, {"vector_bytes", "8"}, {"pass2", "reload"}};
+  // Variants of the family's space at hidden 2240: the reader refuses any other.
+  fast.variant = "w4_r1_predicated_v8_reload_rcp_late_f32_full";
+  fast.params = {{"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"},
+                 {"vector_bytes", "8"}, {"pass2", "reload"},      {"counts", "rcp"},
+                 {"modulation", "late"}, {"elementwise", "f32"},  {"grid", "full"}};
   fast.registers = 40;
   fast.exact = true;
   fast.cases_passed = fast.cases_total = 8;
@@ -56,8 +58,10 @@ SweepResults awkward_results() {
   fast.l2_resident = timing(10.1, 10.0, 10.3, 7);
   fast.cold = timing(14.2, 14.0, 1e21, 5);
   VariantResult wrong;
-  wrong.variant = "w8_r2_peeled_v16_smem";
-  wrong.params = {{"axis", "true"}, {"odd: key", "null"}, {"empty", ""}};
+  wrong.variant = "w8_r2_peeled_v8_reload_rcp_late_f32_full";
+  wrong.params = {{"num_warps", "8"}, {"rows_per_cta", "2"}, {"tail", "peeled"},
+                  {"vector_bytes", "8"}, {"pass2", "reload"},     {"counts", "rcp"},
+                  {"modulation", "late"}, {"elementwise", "f32"}, {"grid", "full"}};
   wrong.registers = 255;
   wrong.spill_bytes = 96;
   wrong.cases_passed = 3;
@@ -236,7 +240,7 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
   CHECK(text.rfind("# exactune sweep results: measured by exactune sweep on NVIDIA H200; input to heuristics.yaml "
                    "and the gate.\n",
                    0) == 0);
-  CHECK(contains(text, "\nexactune_sweep: 2\n"));
+  CHECK(contains(text, "\nexactune_sweep: 3\n"));
   CHECK(contains(text, "    rotation: {copies: 7, working_set_bytes: 128450560}\n"));
   CHECK(contains(text, "    copy_rotated_us: {median: 4.0, min: 3.9, max: 4.1, samples: 7}\n"));
   CHECK(contains(text, "    reference_chain_l2_resident_us: {median: 21.0, min: 20.5, max: 22.25, samples: 7}\n"));
@@ -251,7 +255,7 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
                  "    modulation_rows: 6\n    bytes_moved: 18350080\n"));
   CHECK(contains(text,
                  "        params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
-                 "pass2: reload}\n"));
+                 "pass2: reload, counts: rcp, modulation: late, elementwise: f32, grid: full}\n"));
   CHECK(contains(text, "    model: \"yes\"\n"));  // not a bool
   CHECK(contains(text, "        copy_ratios: {rotated: 3.000, l2_resident: 2.798, cold: 42.600}\n"));
   CHECK(contains(text, "        cold_samples: 5\n"));
@@ -267,8 +271,8 @@ TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
   CHECK(r.find("tiny")->shape.size == 4);
   CHECK(r.find("nope") == nullptr);
   const ShapeResult& sana = *r.find("sana-1024px");
-  REQUIRE(sana.find("w8_r2_peeled_v16_smem") != nullptr);
-  CHECK(sana.find("w8_r2_peeled_v16_smem")->registers == 255);
+  REQUIRE(sana.find("w8_r2_peeled_v8_reload_rcp_late_f32_full") != nullptr);
+  CHECK(sana.find("w8_r2_peeled_v8_reload_rcp_late_f32_full")->registers == 255);
   CHECK(sana.find("w1") == nullptr);
 }
 
@@ -296,9 +300,9 @@ TEST_CASE("a file of format 1 parses: its hot figures are L2-resident, its eager
   CHECK(r.timing.l2_resident == "h");
   CHECK(r.timing.rotated.empty());
   CHECK(r.device.nvrtc_version == "13.0");
-  // Written again, it is format 2, the same figures under their regime's names.
+  // Written again, it is format 3, the same figures under their regime's names.
   const std::string again = to_sweep_yaml(r);
-  CHECK(contains(again, "\nexactune_sweep: 2\n"));
+  CHECK(contains(again, "\nexactune_sweep: 3\n"));
   CHECK(contains(again, "    copy_l2_resident_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"));
   CHECK(contains(again, "        l2_resident_median_us: 4.0\n"));
   const SweepResults eager =
@@ -314,7 +318,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     std::string_view expected;
   };
   const Damage cases[] = {
-      {1, "exactune_sweep: 3", "t.yaml:1: exactune_sweep: 3 is a format this exactune does not read (it reads 1 and 2)"},
+      {1, "exactune_sweep: 4", "t.yaml:1: exactune_sweep: 4 is a format this exactune does not read (it reads 1 to 3)"},
       {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
@@ -339,7 +343,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
        "        exact: false\n        cases: \"0/8\"",
        "t.yaml:30: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
-      {1, "exactune_sweep: 3\nextra: 1", "t.yaml:1: exactune_sweep: 3 is a format"},
+      {1, "exactune_sweep: 4\nextra: 1", "t.yaml:1: exactune_sweep: 4 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
   };
   for (const Damage& d : cases) {
@@ -348,7 +352,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     INFO(yaml << "\n=> " << message);
     CHECK(message.rfind(std::string(d.expected), 0) == 0);
   }
-  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 2'");
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 3'");
 }
 
 TEST_CASE("write_sweep_file replaces the file whole; read_sweep_file names a file it cannot read", "[sweep_file]") {

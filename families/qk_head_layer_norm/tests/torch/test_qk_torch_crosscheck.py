@@ -225,14 +225,16 @@ def test_every_variant_matches_torch(capi, shape, kind, amplitude, offset, eps):
     assert not failures, f"{len(failures)} outputs of {len(names)} variants differ from torch:\n" + "\n".join(failures)
 
 
+EXACTUNE_NOT_SERVED = 1  # exactune/runtime.h
+
+
 def test_unserved_head_dims_are_refused(capi):
-    """head_dim % 4 != 0 takes another aten kernel, and head_dim > 128 reaches aten's other warps: both refused."""
-    q, k = make_inputs((1, 1, 1, 64), "normal", 1.0, 0.0, seed=3)
-    run = Run(q, k, 1e-6)
-    out = np.empty(256, np.uint16)
+    """head_dim % 4 != 0 takes another aten kernel, and head_dim > 128 reaches aten's other warps: both refused.
+    The buffers have the unserved size, so that nothing but the size is wrong."""
     for bad_head_dim in (62, 132):
-        bad = Problem.from_buffer_copy(run.problem)
-        bad.head_dim = bad_head_dim
-        bad.tokens = 1
-        assert capi.exactune_qk_reference(ctypes.byref(bad), out.ctypes.data, None, None, None, None, None) != 0
-        assert b"head_dim" in capi.exactune_qk_last_error()
+        q, k = make_inputs((1, 1, 1, bad_head_dim), "normal", 1.0, 0.0, seed=3)
+        run = Run(q, k, 1e-6)
+        out = np.empty(bad_head_dim, np.uint16)
+        assert capi.exactune_qk_reference(ctypes.byref(run.problem), out.ctypes.data, None, None, None, None,
+                                          None) == EXACTUNE_NOT_SERVED
+        assert f"head_dim {bad_head_dim}".encode() in capi.exactune_qk_last_error()

@@ -1,0 +1,69 @@
+// The journal of a supervised run (a sweep, a verify): one line of JSON per
+// finished step, appended and fsync'd before the next step starts, so that a
+// killed run loses at most the step it was in and `--resume` takes up where it
+// stopped. The first line names the run (its identity: GPU, toolchain, seed,
+// shapes, ...); a run with another identity may not continue it.
+//
+// A step's line holds either its record, written by the worker that ran it, or
+// a crash, written by the supervisor when the worker died or hung in it:
+//   {"step": "verify/s1/case/w4_r1", "record": {...}}
+//   {"step": "verify/s1/case/w4_r2", "crash": "hung", "message": "ran past its deadline of 10.0 s"}
+// A torn last line (a kill in the middle of a write) is dropped on reading.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace exactune {
+
+// What a run is: the settings a resumed run must share with the one it continues.
+using RunIdentity = std::map<std::string, std::string>;
+
+// How a step ended: its record, or the crash the supervisor saw.
+struct StepOutcome {
+  nlohmann::json record;  // null when the step crashed
+  std::string crash;      // "", "failed" (the worker died in it) or "hung" (it ran past its deadline)
+  std::string message;    // the crash in words
+
+  bool crashed() const { return !crash.empty(); }
+};
+
+class Journal {
+ public:
+  // Opens the journal for `command` at `path`, holding an exclusive lock on it
+  // for as long as this object lives. With `resume`, it must exist and name the
+  // same identity (else exactune::input_error lists each difference); without,
+  // an existing journal is refused unless `discard_existing` (--restart).
+  static Journal open(const std::filesystem::path& path, const std::string& command, const RunIdentity& identity,
+                      bool resume, bool discard_existing);
+  Journal(Journal&&) noexcept;
+  Journal& operator=(Journal&&) = delete;
+  ~Journal();
+
+  const std::filesystem::path& path() const { return path_; }
+  // The step's outcome from this journal, or nullptr when it has not finished.
+  const StepOutcome* find(const std::string& step) const;
+  std::size_t steps() const { return outcomes_.size(); }
+  // Appends the finished step and fsyncs the journal before returning.
+  void append(const std::string& step, const nlohmann::json& record);
+  // The run finished and its results are written: the journal goes.
+  void remove();
+
+  // Appends a crash line to a journal no worker holds (the supervisor's, after
+  // the worker that held it has died).
+  static void append_crash(const std::filesystem::path& path, const std::string& step, const std::string& crash,
+                           const std::string& message);
+
+ private:
+  Journal(std::filesystem::path path, int fd);
+  void load(const std::string& command, const RunIdentity& identity);
+  void write_line(const nlohmann::json& line);
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::map<std::string, StepOutcome> outcomes_;
+};
+
+}  // namespace exactune
