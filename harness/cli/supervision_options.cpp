@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "backends/cpu/host_toolchain.hpp"
 #include "backends/gpu/gpu_backend.hpp"
 #include "cli/common_options.hpp"
@@ -56,9 +58,16 @@ DeadlinePolicy SupervisionOptions::deadlines(Backend& backend) const {
   return policy;
 }
 
-std::function<std::string()> device_lost(Backend& backend) {
-  if (auto* gpu = dynamic_cast<GpuBackend*>(&backend)) return [gpu] { return gpu->context_error(); };
-  return [] { return std::string(); };
+void SupervisionOptions::apply_to(VerifyStageOptions& stage, Steps& steps, Backend& backend) const {
+  stage.verify.steps = &steps;
+  stage.verify.deadlines = deadlines(backend);
+  stage.planted_crashes = plant_crash;
+}
+
+JournaledSteps worker_steps(Journal& journal, Backend& backend) {
+  std::function<std::string()> device_lost = [] { return std::string(); };
+  if (auto* gpu = dynamic_cast<GpuBackend*>(&backend)) device_lost = [gpu] { return gpu->context_error(); };
+  return JournaledSteps(journal, SupervisorChannel::of_this_process(), std::move(device_lost));
 }
 
 RunIdentity run_identity(Backend& backend, const std::string& family, const std::vector<Shape>& shapes,

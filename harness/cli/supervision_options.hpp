@@ -5,14 +5,15 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <exactune/backend.hpp>
 #include <exactune/shapes.hpp>
 #include "supervise/journal.hpp"
+#include "supervise/journaled_steps.hpp"
 #include "supervise/steps.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
 
@@ -33,10 +34,14 @@ struct SupervisionOptions {
   Journal open_journal(const std::filesystem::path& default_path, const std::string& command,
                        const RunIdentity& identity) const;
   DeadlinePolicy deadlines(Backend& backend) const;
+  // A verify stage on `backend` run as `steps`, with its deadlines and planted crashes.
+  void apply_to(VerifyStageOptions& stage, Steps& steps, Backend& backend) const;
 };
 
-// Why `backend` can run nothing more ("" while it can): a GPU's sticky fault.
-std::function<std::string()> device_lost(Backend& backend);
+// The steps of this worker on `backend`: journaled in `journal`, announced to
+// its supervisor, ending the worker when a failure lost the device (a GPU's
+// sticky fault).
+JournaledSteps worker_steps(Journal& journal, Backend& backend);
 
 // What a run of `command` is, for its journal: the backend (its GPU and driver,
 // or the CPU's host compiler), NVRTC, the family, the shapes as defined, the

@@ -15,7 +15,6 @@
 #include "compile/compiler.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/gpu_backend.hpp"
-#include "supervise/journaled_steps.hpp"
 #include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
 #include "report/report_writer.hpp"
@@ -98,7 +97,7 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   identity["noise passes"] = std::to_string(options.noise_passes);
   identity["policy"] = options.policy;
   Journal journal = options.supervision.open_journal(out / "sweep.journal", "sweep", identity);
-  JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
+  JournaledSteps steps = worker_steps(journal, *backend);
   SweepOptions sweep;
   sweep.steps = &steps;
   sweep.deadlines = options.supervision.deadlines(*backend);
@@ -175,11 +174,9 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
                                             options.compile.variant_glob, options.supervision.plant_crash);
   Journal journal = options.supervision.open_journal(
       default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity);
-  JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
+  JournaledSteps steps = worker_steps(journal, *backend);
   VerifyStageOptions stage;
-  stage.verify.steps = &steps;
-  stage.verify.deadlines = options.supervision.deadlines(*backend);
-  stage.planted_crashes = options.supervision.plant_crash;
+  options.supervision.apply_to(stage, steps, *backend);
   stage.variant_glob = options.compile.variant_glob;
   stage.compile.jobs = options.compile.jobs;
   stage.verify.seed = options.seed;

@@ -12,7 +12,6 @@
 #include "cli/supervision_options.hpp"
 #include "compile/compile_plan.hpp"
 #include <exactune/space.hpp>
-#include "supervise/journaled_steps.hpp"
 #include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
 #include "util/text_table.hpp"
@@ -91,11 +90,9 @@ void add_verify_command(CLI::App& app, Run& run) {
       identity["planted fault"] = std::to_string(options->planted_fault);
       Journal journal = options->supervision.open_journal(
           default_journal(options->compile.cache().directory(), "verify", identity), "verify", identity);
-      JournaledSteps steps(journal, SupervisorChannel::of_this_process(), device_lost(*backend));
+      JournaledSteps steps = worker_steps(journal, *backend);
       VerifyStageOptions stage;
-      stage.verify.steps = &steps;
-      stage.verify.deadlines = options->supervision.deadlines(*backend);
-      stage.planted_crashes = options->supervision.plant_crash;
+      options->supervision.apply_to(stage, steps, *backend);
       stage.variant_glob = options->compile.variant_glob;
       if (options->planted_fault) stage.variant_defines.push_back(fmt::format("EXACTUNE_PLANTED_FAULT={}", options->planted_fault));
       stage.compile.jobs = options->compile.jobs;

@@ -28,6 +28,8 @@ struct StepOutcome {
   std::string message;    // the crash in words
 
   bool crashed() const { return !crash.empty(); }
+  // The crash as a record says it: "hung: ran past ..." or "the worker died of ...".
+  std::string crash_description() const { return crash == "hung" ? "hung: " + message : message; }
 };
 
 class Journal {

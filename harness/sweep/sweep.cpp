@@ -102,7 +102,7 @@ class StepRunner {
   StepResult run(const std::string& step, std::chrono::milliseconds deadline,
                  const std::function<nlohmann::json()>& compute) const {
     if (const StepOutcome* earlier = steps_ ? steps_->recorded(step) : nullptr) {
-      if (earlier->crashed()) return {{}, earlier->crash + ": " + earlier->message};
+      if (earlier->crashed()) return {{}, earlier->crash_description()};
       return {earlier->record, earlier->record.value("failure", "")};
     }
     if (steps_) steps_->begin(step, deadline);

@@ -93,7 +93,7 @@ VerifyRecord record_from(const StepOutcome& outcome, const Shape& shape, const V
   VerifyRecord r = record_for(shape, build, c);
   if (outcome.crashed()) {
     r.disposition = Disposition::failed;
-    r.message = outcome.crash == "hung" ? "hung: " + outcome.message : outcome.message;
+    r.message = outcome.crash_description();
     return r;
   }
   const nlohmann::json& j = outcome.record;
@@ -158,7 +158,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
       std::string setup_failure;
       if (const StepOutcome* earlier = steps ? steps->recorded(setup_step) : nullptr; earlier && any_left) {
         setup_failure = fmt::format("the reference could not run: {}", earlier->crashed()
-                                                                           ? earlier->crash + ": " + earlier->message
+                                                                           ? earlier->crash_description()
                                                                            : earlier->record.value("failure", "?"));
       } else if (any_left) {
         // The reference chain: a few launches over the shape's bytes.
