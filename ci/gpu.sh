@@ -5,7 +5,7 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [sass] [runtime]
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [speed] [sass] [runtime]
 #                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -148,6 +148,16 @@ for stage in "${stages[@]}"; do
         note "sweep $family: $(tail -1 "$OUT/sweep-$family.log") ($(( $(date +%s) - t0 )) s)"
         tail -12 "$OUT/sweep-$family.log"
       done
+      ;;
+    speed)
+      # The harness's own speed (issue 14): both strategies cold and warm, their
+      # agreement, the gate mode, --devices all (ci/speed.sh), for the first family.
+      family=${families%% *}
+      # The committed reports of this GPU model are the gate mode's baseline.
+      slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
+      timeout 1500 bash ci/speed.sh "$bin" "$family" "reports/$slug/$family" \
+        "$OUT/speed" >"$OUT/speed.log" 2>&1 || status=1
+      while read -r line; do note "$line"; done < <(grep -E "^(sweep|gate|devices|agreement)" "$OUT/speed.log")
       ;;
     sass)
       # The best variants' machine code, for reading (EXACTUNE_SASS_GLOBS: space-separated globs).

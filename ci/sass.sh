@@ -23,7 +23,8 @@ for glob in "$@"; do
 done
 for cubin in "$dir"/*.cubin; do
   kernel=$(basename "$cubin" .cubin)
-  cuobjdump -sass "$cubin" >"$dir/$kernel.sass"
+  # The cubin is the kernel's NVRTC batch's: only its own function.
+  cuobjdump -sass -fun "$(cat "$dir/$kernel.entry")" "$cubin" >"$dir/$kernel.sass"
   # SASS lines look like "        /*0090*/                   FFMA R5, R2, R3, R4 ;"
   opcodes=$(sed -nE 's|^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T]+\s+)?([A-Z0-9]+).*|\2|p' "$dir/$kernel.sass")
   echo "== $kernel: $(echo "$opcodes" | grep -c .) instructions"

@@ -31,8 +31,12 @@
 // rsqrtf then returns the GPU's bits, and an input missing from the table fails
 // the launch: the torch golden test gives the GPU's values around each row's variance.
 //
+// Atomics: atomicAdd and atomicMin on unsigned long long (the verifier's
+// compare kernel), real atomic read-modify-writes since blocks run on several
+// OS threads at once.
+//
 // Not simulated: dynamic shared memory (extern __shared__), partial-warp masks,
-// atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
+// other atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDA_ARCH__)
@@ -802,6 +806,24 @@ template <class T>
 T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
   return ::exactune_host::detail::shuffle(mask, var, ::exactune_host::detail::shuffle_mode::bfly,
                                           static_cast<unsigned>(lane_mask), width, "__shfl_xor_sync");
+}
+
+// ---------------------------------------------------------------------------
+// Atomics, as CUDA defines them: they return the old value and order nothing
+// (relaxed). Blocks of a grid run on several OS threads, so each is one atomic
+// instruction or compare-and-swap loop; a fiber never switches inside one.
+// ---------------------------------------------------------------------------
+inline unsigned long long atomicAdd(unsigned long long* address, unsigned long long value) {
+  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+}
+
+inline unsigned long long atomicMin(unsigned long long* address, unsigned long long value) {
+  unsigned long long old = __atomic_load_n(address, __ATOMIC_RELAXED);
+  // A failed exchange reloads `old`; stop once it is no larger than `value`.
+  while (value < old &&
+         !__atomic_compare_exchange_n(address, &old, value, /*weak=*/true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
 }
 
 // ---------------------------------------------------------------------------

@@ -117,6 +117,10 @@ std::vector<T> download(Backend& backend, const DeviceBuffer& buffer, std::int64
 
 }  // namespace
 
+std::vector<OutputRegion> LayerNormModulateWorkload::output_regions() const {
+  return {OutputRegion{out_.address(), reference_out_.address(), elements_}};
+}
+
 std::vector<std::uint16_t> LayerNormModulateWorkload::download_reference_output() {
   return download<std::uint16_t>(backend_, reference_out_, elements_);
 }

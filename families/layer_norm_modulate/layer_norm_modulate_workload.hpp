@@ -20,6 +20,7 @@ class LayerNormModulateWorkload : public Workload {
   void poison_output() override;
   void launch_variant(const LoadedKernel& kernel, const Variant& variant) override;
   void launch_copy() override;
+  std::vector<OutputRegion> output_regions() const override;
   std::vector<std::uint16_t> download_reference_output() override;
   std::vector<std::uint16_t> download_output() override;
   std::int64_t row_length() const override { return problem_.hidden; }

@@ -108,6 +108,12 @@ void QkHeadLayerNormWorkload::launch_copy() {
 // Two tensors, each read once and written once.
 std::int64_t QkHeadLayerNormWorkload::bytes_moved() const { return 2 * 2 * elements_ * 2; }
 
+// Two regions: k lies tensor_stride_ bytes after q, past a gap neither writes.
+std::vector<OutputRegion> QkHeadLayerNormWorkload::output_regions() const {
+  return {OutputRegion{out_.address(), reference_.address(), elements_},
+          OutputRegion{out_.address() + tensor_stride_, reference_.address() + tensor_stride_, elements_}};
+}
+
 std::vector<std::uint16_t> QkHeadLayerNormWorkload::download_reference_output() {
   return download_both<std::uint16_t>(backend_, reference_, elements_, tensor_stride_);
 }

@@ -20,6 +20,7 @@ class QkHeadLayerNormWorkload : public Workload {
   void launch_variant(const LoadedKernel& kernel, const Variant& variant) override;
   void launch_copy() override;
   // q's output, then k's: the verifier compares both.
+  std::vector<OutputRegion> output_regions() const override;
   std::vector<std::uint16_t> download_reference_output() override;
   std::vector<std::uint16_t> download_output() override;
   std::int64_t row_length() const override { return problem_.head_dim; }

@@ -42,6 +42,8 @@ void save_binaries(const std::vector<CompileOutcome>& outcomes, const std::strin
     if (!o.ok) continue;
     binaries.push_back({fmt::format("{}.{}.cubin", o.request.name, o.request.target),
                         std::string(o.kernel.binary.data(), o.kernel.binary.size())});
+    // The cubin is its NVRTC batch's, with the batch's other kernels: the entry names this one's function.
+    binaries.push_back({fmt::format("{}.{}.entry", o.request.name, o.request.target), o.kernel.entry + "\n"});
   }
   blaming_the_input([&] { write_file_set(directory, binaries); });
 }
@@ -67,8 +69,8 @@ void add_compile_command(CLI::App& app, Run& run) {
   options->compile.add_to(*command);
   command->add_flag("!--no-table", options->table, "print only the summary line, not the per-kernel table");
   command->add_option("--save-binaries", options->binary_dir,
-                      "also write each compiled kernel to DIR/<kernel>.<target>.cubin, for reading with cuobjdump "
-                      "-sass");
+                      "also write each compiled kernel to DIR/<kernel>.<target>.cubin and its function's name to "
+                      "<kernel>.<target>.entry, for reading with cuobjdump -sass -fun");
   command->callback([&run, options] {
     run = [options] {
       const auto start = std::chrono::steady_clock::now();

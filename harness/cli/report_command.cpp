@@ -50,7 +50,7 @@ void add_report_command(CLI::App& app, Run& run) {
       const auto written = blaming_the_input([&] {
         return write_reports(results, out, targets_beside(sweep_folder),
                              framework_times_beside(sweep_folder, results.family), policy,
-                             tables_dir_of(options->from));
+                             tables_dir_of(options->from), sweep_folder);
       });
       for (const auto& file : written) fmt::print("wrote {}\n", file.string());
       return 0;

@@ -1,15 +1,23 @@
 // exactune sweep: the main job. compile -> verify -> time -> results -> reports.
 // On a GPU it writes reports/<gpu-slug>/<family>/; without one it does every stage it
 // can (compiles for sm_90, verifies on the CPU) and says that timing needs a GPU.
+// Part of the space (space/selection.hpp): --shard i/n for a fleet, --only
+// heuristics.yaml for the CI gate; either writes its sweep.yaml alone. --devices
+// runs one child sweep per GPU and merges them (cli/device_fleet.hpp).
 #include <fmt/format.h>
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
+
+#include <exactune/space.hpp>
 
 #include "cli/backend_choice.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/blaming_the_input.hpp"
+#include "cli/device_fleet.hpp"
 #include "cli/supervision_options.hpp"
 #include "compile/compile_plan.hpp"
 #include "compile/compiler.hpp"
@@ -17,9 +25,13 @@
 #include "backends/gpu/gpu_backend.hpp"
 #include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
+#include "gate/gate_selection.hpp"
+#include "space/selection.hpp"
+#include "store/sweep_file.hpp"
 #include "report/report_writer.hpp"
 #include "choose/heuristics.hpp"
 #include "choose/targets.hpp"
+#include "strategies/strategy_registry.hpp"
 #include "sweep/sweep.hpp"
 #include "util/text_table.hpp"
 
@@ -38,6 +50,12 @@ struct SweepCliOptions {
   int retime_top = 3;
   int noise_passes = 2;
   std::string policy{policy_name(kDefaultPolicy)};
+  // Part of the space (space/selection.hpp): --shard i/n, --only heuristics.yaml; --devices: every GPU at once.
+  std::string shard;
+  std::string only;
+  std::string devices;
+  int device = 0;
+  std::string strategy{StrategyRegistry::kDefault};
 };
 
 std::string us(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : "-"; }
@@ -82,20 +100,67 @@ std::string failure_table(const SweepResults& results) {
   return failures ? table.render() : "";
 }
 
-int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
-  std::unique_ptr<GpuBackend> backend = open_gpu_backend(0);
-  fmt::print(stderr, "sweep on {}\n", backend->gpu().summary());
+// What this sweep covers: --only's pairs, or every pair; then --shard's share of those.
+struct Scope {
+  Selection selection;
+  std::optional<Shard> shard;
+  std::string only;
+};
+
+Scope scope_of(const SweepCliOptions& options, const std::vector<Shape>& shapes) {
   const KernelFamily& family = options.shapes.family.family();
-  const std::filesystem::path out = options.out.empty()
-                                        ? std::filesystem::path("reports") / backend->gpu().slug() / family.name()
-                                        : std::filesystem::path(options.out);
-  RunIdentity identity = run_identity(*backend, family.name(), shapes.shapes, options.seed,
+  Scope scope;
+  scope.only = options.only;
+  if (!options.only.empty()) {
+    const Heuristics table = blaming_the_input([&] { return load_heuristics_file(options.only); });
+    scope.selection = gate_selection(table, options.only, family, shapes, options.compile.variant_glob);
+  }
+  if (!options.shard.empty()) {
+    scope.shard = parse_shard(options.shard);
+    const std::vector<ShapeVariant> pairs =
+        scope.selection.everything() ? space_pairs(family, shapes, options.compile.variant_glob)
+                                     : std::vector<ShapeVariant>(scope.selection.pairs()->begin(),
+                                                                 scope.selection.pairs()->end());
+    scope.selection = shard_of(pairs, *scope.shard);
+  }
+  return scope;
+}
+
+// A narrowed run is a different run: its journal must not be resumed by another shard or table.
+void add_scope(RunIdentity& identity, const Scope& scope) {
+  if (scope.shard) identity["shard"] = fmt::format("{}/{}", scope.shard->index, scope.shard->count);
+  if (!scope.only.empty()) identity["only"] = scope.only;
+}
+
+// The scope in words for the closing lines; "" for a whole sweep.
+std::string scope_words(const Scope& scope) {
+  std::string words;
+  if (scope.shard) words += fmt::format(" shard {}/{}", scope.shard->index, scope.shard->count);
+  if (!scope.only.empty()) words += fmt::format(" gate mode (only {})", scope.only);
+  return words;
+}
+
+int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const Scope& scope) {
+  std::unique_ptr<GpuBackend> backend = open_gpu_backend(options.device);
+  fmt::print(stderr, "sweep on GPU {}: {}{}\n", options.device, backend->gpu().summary(), scope_words(scope));
+  const KernelFamily& family = options.shapes.family.family();
+  // A narrowed sweep never lands on the whole sweep's reports: shards/<i>-of-<n>/ or gate/ beside them.
+  const std::filesystem::path reports = std::filesystem::path("reports") / backend->gpu().slug() / family.name();
+  const std::filesystem::path out =
+      !options.out.empty() ? std::filesystem::path(options.out)
+      : scope.shard        ? reports / "shards" / fmt::format("{}-of-{}", scope.shard->index, scope.shard->count)
+      : !scope.only.empty() ? reports / "gate"
+                            : reports;
+  const std::vector<Shape> swept = scope.selection.shapes_of(shapes.shapes);
+  RunIdentity identity = run_identity(*backend, family.name(), swept, options.seed,
                                       options.compile.variant_glob, options.supervision.plant_crash);
+  add_scope(identity, scope);
   identity["timer"] = fmt::format("repetitions {}, launches per graph {}, max spread {}", options.timer.repetitions,
                                   options.timer.launches_per_graph, options.timer.max_spread);
   identity["retime top"] = std::to_string(options.retime_top);
   identity["noise passes"] = std::to_string(options.noise_passes);
   identity["policy"] = options.policy;
+  identity["strategy"] = options.strategy;
   Journal journal = options.supervision.open_journal(out / "sweep.journal", "sweep", identity);
   JournaledSteps steps = worker_steps(journal, *backend);
   SweepOptions sweep;
@@ -110,8 +175,10 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
   const ChooserPolicy policy = policy_named(options.policy);
   sweep.retime_regimes = policy_regimes(policy);
   sweep.noise_passes = options.noise_passes;
+  sweep.strategy = options.strategy;
+  sweep.selection = scope.selection;
   std::map<std::string, std::unique_ptr<Progress>> stages;
-  const std::size_t verify_runs = count_verify_runs(family, shapes.shapes, sweep.variant_glob);
+  const std::size_t verify_runs = count_verify_runs(family, swept, sweep.variant_glob, scope.selection);
   sweep.on_progress = [&](const SweepProgress& p) {
     auto& bar = stages[p.stage];
     if (!bar) {
@@ -122,8 +189,11 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
     }
     bar->advance(p.done, p.detail);
   };
-  const SweepResults results = run_sweep(family, *backend, shapes.shapes, options.compile.cache(), sweep);
+  SweepResults results = run_sweep(family, *backend, swept, options.compile.cache(), sweep);
   for (auto& [name, bar] : stages) bar->finish();
+  drop_unselected(results.shapes, scope.selection);
+  results.shard = scope.shard;
+  results.only = scope.only;
 
   fmt::print("{}", shape_table(results, policy));
   fmt::print("{}", failure_table(results));
@@ -133,8 +203,14 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
                "evidence)\n");
     return kExitFailure;
   }
-  const auto files =
-      write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family), policy);
+  std::vector<std::filesystem::path> files;
+  if (results.narrowed()) {
+    // Heuristics, header and summary choose across the whole space: a part of it writes its evidence only.
+    write_sweep_file(results, out / "sweep.yaml");
+    files.push_back(out / "sweep.yaml");
+  } else {
+    files = write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family), policy);
+  }
   journal.remove();
   std::size_t variants = 0, exact = 0;
   for (const ShapeResult& s : results.shapes) {
@@ -143,18 +219,38 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes) {
       exact += v.exact;
     }
   }
-  fmt::print("sweep on {}: {} shapes, {}/{} (shape, variant) pairs exact, wall {:.1f} s; wrote {} files to {}\n",
-             results.device.name, results.shapes.size(), exact, variants, results.wall_s, files.size(), out.string());
+  fmt::print("sweep on {}{}: {} shapes, {}/{} (shape, variant) pairs exact, wall {:.1f} s; wrote {} files to {}\n",
+             results.device.name, scope_words(scope), results.shapes.size(), exact, variants, results.wall_s,
+             files.size(), out.string());
+  if (scope.shard) {
+    fmt::print("shard {}/{}: sweep.yaml only (heuristics and reports need the whole space); when every shard is "
+               "done: exactune merge --out {} <the sweep.yaml of each shard>\n",
+               scope.shard->index, scope.shard->count, reports.string());
+  } else if (!scope.only.empty()) {
+    fmt::print("gate mode: sweep.yaml only; next: {}\n", gate_command_after(scope.only, (out / "sweep.yaml").string()));
+  }
   return exact == variants ? 0 : kExitFailure;
 }
 
-int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const std::string& why) {
+int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const Scope& scope,
+                      const std::string& why) {
   const auto start = std::chrono::steady_clock::now();
   const KernelFamily& family = options.shapes.family.family();
   // Compile for the H200's architecture: proves every variant builds and warms
   // nothing the CPU uses, but it is what the GPU will need.
   const std::vector<std::string> targets = resolve_targets({});
-  const CompilePlan plan = plan_compiles(family, shapes.sizes(), targets, options.compile.variant_glob);
+  CompilePlan plan = plan_compiles(family, shapes.sizes(), targets, options.compile.variant_glob);
+  if (!scope.selection.everything()) {
+    // A shard or gate mode builds its own pairs' kernels, not the whole space's.
+    std::set<std::string> selected;
+    for (const Shape& shape : shapes.shapes) {
+      for (const Candidate& c : enumerate_space(family, shape.size)) {
+        if (!c.valid() || !scope.selection.selects(shape.name, c.variant.name)) continue;
+        for (const std::string& target : targets) selected.insert(family.variant_request(c.variant, shape.size, target).name);
+      }
+    }
+    std::erase_if(plan.variants, [&](const CompileRequest& r) { return !selected.count(r.name); });
+  }
   std::vector<CompileRequest> requests = plan.support;
   requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
   Progress compile_progress("compile", requests.size());
@@ -169,9 +265,10 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
   BackendOptions cpu = options.backend;
   cpu.cpu = true;
   std::unique_ptr<Backend> backend = cpu.open();
-  const std::vector<Shape> verify_shapes = cpu.shapes_for(family, shapes);
-  const RunIdentity identity = run_identity(*backend, family.name(), verify_shapes, options.seed,
-                                            options.compile.variant_glob, options.supervision.plant_crash);
+  const std::vector<Shape> verify_shapes = scope.selection.shapes_of(cpu.shapes_for(family, shapes));
+  RunIdentity identity = run_identity(*backend, family.name(), verify_shapes, options.seed,
+                                      options.compile.variant_glob, options.supervision.plant_crash);
+  add_scope(identity, scope);
   Journal journal = options.supervision.open_journal(
       default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity);
   JournaledSteps steps = worker_steps(journal, *backend);
@@ -180,8 +277,9 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
   stage.variant_glob = options.compile.variant_glob;
   stage.compile.jobs = options.compile.jobs;
   stage.verify.seed = options.seed;
+  stage.selection = scope.selection;
   std::size_t verified = 0;
-  Progress verify_progress("verify", count_verify_runs(family, verify_shapes, stage.variant_glob));
+  Progress verify_progress("verify", count_verify_runs(family, verify_shapes, stage.variant_glob, scope.selection));
   stage.verify.on_record = [&](const VerifyRecord&) { verify_progress.advance(++verified); };
   const VerifyStageResult result = run_verify_stage(
       family, *backend, load_support_kernels(family, *backend, options.compile.cache()), verify_shapes,
@@ -189,9 +287,9 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
   verify_progress.finish();
   journal.remove();
   const VerifySummary v = summarize(result.records);
-  fmt::print("verify on {}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
+  fmt::print("verify on {}{}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
              "exact{}\n",
-             backend->description(), v.records, v.passed, v.incorrect, v.failed, v.not_run, v.exact_shape_variants,
+             backend->description(), scope_words(scope), v.records, v.passed, v.incorrect, v.failed, v.not_run, v.exact_shape_variants,
              v.shape_variants, cpu.note());
   fmt::print("time: skipped: timing needs a GPU ({}); no reports written. Run `exactune sweep` on a GPU machine.\n",
              why);
@@ -232,9 +330,11 @@ void add_sweep_command(CLI::App& app, Run& run) {
                       "fastest variants per shape timed again, in the policy's regimes, before choosing")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
-  command->add_option("--noise-passes", options->noise_passes,
-                      "separate passes after the main timing that re-measure the copy and the fastest few of every "
-                      "shape in every regime; sweep.yaml records their run-to-run noise, the gate's noise (0: none)")
+  CLI::Option* noise_passes = command->add_option(
+      "--noise-passes", options->noise_passes,
+      "separate passes after the main timing that re-measure the copy and the fastest few of every shape in every "
+      "regime; sweep.yaml records their run-to-run noise, the gate's noise (0: none; with --only, 0 unless given: "
+      "the gate judges a candidate by its baseline's noise)")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
   command->add_option("--policy", options->policy,
@@ -242,17 +342,53 @@ void add_sweep_command(CLI::App& app, Run& run) {
                       "twice the L2), cold, or both (the sum of the two, each over its copy)")
       ->check(CLI::IsMember({"rotated", "cold", "both"}))
       ->capture_default_str();
-  command->callback([&run, options] {
+  command->add_option("--strategy", options->strategy,
+                      fmt::format("which exact variants are timed fully, every variant being verified all the "
+                                  "same (default strategy: {}): {}",
+                                  StrategyRegistry::kDefault, StrategyRegistry::instance().listing()))
+      ->capture_default_str();
+  command->add_option("--shard", options->shard,
+                      "sweep shard i of n (i from 1): every n-th (shape, variant) pair of the sorted space, each shape's "
+                      "copy and reference chain besides; writes sweep.yaml only (default --out: "
+                      "reports/<gpu-slug>/<family>/shards/<i>-of-<n>); `exactune merge` joins the shards");
+  command->add_option("--only", options->only,
+                      "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
+                      "shapes its choices rest on; writes sweep.yaml only (default --out: "
+                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next");
+  command->add_option("--devices", options->devices,
+                      "all, or GPU ordinals 0,1,...: one child sweep per GPU (--device d --shard i/k, its log in "
+                      "<shards>/<i>/sweep.log), identical GPUs sharing a sweep merged into reports/<gpu-slug>/<family> "
+                      "(or --out/<gpu-slug>), each GPU model its own");
+  command->add_option("--device", options->device, "the GPU to sweep on, by ordinal")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->callback([&run, options, noise_passes] {
+    // Gate mode measures a candidate, which the gate judges by its baseline's
+    // noise, never its own: the noise passes would be time spent for nothing.
+    if (!options->only.empty() && noise_passes->count() == 0) options->noise_passes = 0;
     run = [options] {
+      StrategyRegistry::instance().find(options->strategy);  // an unknown name is refused before any work
+      if (!options->shard.empty()) parse_shard(options->shard);  // refused in one line, before a worker starts
+      if (!options->devices.empty()) {
+        if (!options->shard.empty() || options->backend.cpu) {
+          throw input_error("--devices shards the sweep over the GPUs itself: give it without --shard and --cpu");
+        }
+        const ShapeSet shapes = options->shapes.load();
+        options->compile.require_variants_at(options->shapes.family.family(), shapes.sizes());
+        if (!options->out.empty()) check_output_folder("--out", options->out);
+        return sweep_on_devices(options->devices, options->out, options->shapes.family.family().name(),
+                                policy_named(options->policy));
+      }
       if (options->supervision.supervises()) return supervise_this_command();
       const ShapeSet shapes = options->shapes.load();
       options->compile.require_variants_at(options->shapes.family.family(), shapes.sizes());
       if (!options->out.empty()) check_output_folder("--out", options->out);
+      const Scope scope = scope_of(*options, shapes.shapes);
       const auto no_gpu = why_no_gpu();
       if (no_gpu || options->backend.cpu) {
-        return sweep_without_gpu(*options, shapes, no_gpu ? *no_gpu : "--cpu was given");
+        return sweep_without_gpu(*options, shapes, scope, no_gpu ? *no_gpu : "--cpu was given");
       }
-      return sweep_on_gpu(*options, shapes);
+      return sweep_on_gpu(*options, shapes, scope);
     };
   });
 }

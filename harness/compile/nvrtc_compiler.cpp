@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <mutex>
 #include <shared_mutex>
 #include <nlohmann/json.hpp>
@@ -38,6 +40,10 @@ std::vector<std::string> options_for(const CompileRequest& request) {
   return options;
 }
 
+// The layout of an entry: "batch-cubin-v1" entries name a shared cubin, so
+// they never meet the single-kernel entries of an older exactune.
+constexpr std::string_view kEntryLayout = "batch-cubin-v1";
+
 std::string cache_key(const CompileRequest& request, const std::vector<std::string>& options) {
   std::string sources;
   for (const std::string& path : included_templates(request.main_file)) {
@@ -45,8 +51,8 @@ std::string cache_key(const CompileRequest& request, const std::vector<std::stri
     sources += '\0';
     sources += embedded_file(path);
   }
-  return content_hash({"nvrtc", nvrtc_version(), request.target, request.main_file, request.name_expression,
-                       fmt::format("{}", fmt::join(options, " ")), sources});
+  return content_hash({"nvrtc", kEntryLayout, nvrtc_version(), request.target, request.main_file,
+                       request.name_expression, fmt::format("{}", fmt::join(options, " ")), sources});
 }
 
 struct ProgramDeleter {
@@ -56,16 +62,30 @@ struct ProgramDeleter {
   }
 };
 
-CompileOutcome run_nvrtc(const CompileRequest& request, const std::vector<std::string>& options) {
-  CompileOutcome outcome;
-  outcome.request = request;
+// What one NVRTC program made of a batch: the log, and when it compiled, the
+// cubin and each request's lowered name.
+struct ProgramResult {
+  bool compiled = false;
+  std::string log;
+  double compile_ms = 0;
+  std::vector<char> cubin;
+  std::vector<std::string> entries;
+
+  bool every_report_found() const {
+    return std::all_of(entries.begin(), entries.end(),
+                       [&](const std::string& entry) { return parse_ptxas_report(log, entry).has_value(); });
+  }
+};
+
+ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vector<std::string>& options) {
+  const CompileRequest& first = batch.front();
   // NVRTC finds a header by the name an #include writes: each spelling gets
   // the file it resolves to (compiler.hpp says how).
   std::vector<std::string> header_texts, header_names;
-  for (const TemplateInclude& include : template_includes(request.main_file)) {
+  for (const TemplateInclude& include : template_includes(first.main_file)) {
     if (std::find(header_names.begin(), header_names.end(), include.spelling) != header_names.end()) {
       throw error(fmt::format("{}: two templates include \"{}\" meaning different files; spell one from the "
-                              "repository root", request.main_file, include.spelling));
+                              "repository root", first.main_file, include.spelling));
     }
     header_texts.emplace_back(embedded_file(include.path));
     header_names.push_back(include.spelling);
@@ -75,40 +95,41 @@ CompileOutcome run_nvrtc(const CompileRequest& request, const std::vector<std::s
     texts.push_back(header_texts[i].c_str());
     names.push_back(header_names[i].c_str());
   }
-  const std::string source(embedded_file(request.main_file));
-  const std::string unit_name = file_name(request.main_file);
+  const std::string source(embedded_file(first.main_file));
+  const std::string unit_name = file_name(first.main_file);
 
+  ProgramResult result;
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
   check_nvrtc(nvrtcCreateProgram(program.get(), source.c_str(), unit_name.c_str(), static_cast<int>(texts.size()),
                                  texts.data(), names.data()),
               "nvrtcCreateProgram");
-  check_nvrtc(nvrtcAddNameExpression(*program, request.name_expression.c_str()), "nvrtcAddNameExpression");
+  for (const CompileRequest& request : batch) {
+    check_nvrtc(nvrtcAddNameExpression(*program, request.name_expression.c_str()), "nvrtcAddNameExpression");
+  }
   std::vector<const char*> option_ptrs;
   for (const std::string& o : options) option_ptrs.push_back(o.c_str());
   const nvrtcResult compiled =
       nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(*program, &log_size);
-  outcome.log.resize(log_size);
-  nvrtcGetProgramLog(*program, outcome.log.data());
-  while (!outcome.log.empty() && (outcome.log.back() == '\0' || outcome.log.back() == '\n')) outcome.log.pop_back();
-  outcome.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (compiled != NVRTC_SUCCESS) return outcome;
+  result.log.resize(log_size);
+  nvrtcGetProgramLog(*program, result.log.data());
+  while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (compiled != NVRTC_SUCCESS) return result;
 
-  const char* lowered = nullptr;
-  check_nvrtc(nvrtcGetLoweredName(*program, request.name_expression.c_str(), &lowered), "nvrtcGetLoweredName");
+  for (const CompileRequest& request : batch) {
+    const char* lowered = nullptr;
+    check_nvrtc(nvrtcGetLoweredName(*program, request.name_expression.c_str(), &lowered), "nvrtcGetLoweredName");
+    result.entries.emplace_back(lowered);
+  }
   std::size_t cubin_size = 0;
   check_nvrtc(nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize");
-  outcome.kernel.binary.resize(cubin_size);
-  check_nvrtc(nvrtcGetCUBIN(*program, outcome.kernel.binary.data()), "nvrtcGetCUBIN");
-  outcome.kernel.entry = lowered;
-  // A kernel that compiled stays usable when its report is missing: its
-  // resources are then recorded as unknown, and the log is kept to look at.
-  const auto resources = parse_ptxas_report(outcome.log, outcome.kernel.entry);
-  outcome.kernel.resources = resources.value_or(KernelResources{-1, 0, 0, 0, 0});
-  outcome.ok = true;
-  return outcome;
+  result.cubin.resize(cubin_size);
+  check_nvrtc(nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN");
+  result.compiled = true;
+  return result;
 }
 
 nlohmann::json resources_json(const KernelResources& r) {
@@ -140,58 +161,108 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
-CompileOutcome compile_with_nvrtc(const CompileRequest& request, const CompileCache& cache) {
-  const std::vector<std::string> options = options_for(request);
-  CompileOutcome outcome;
-  outcome.request = request;
+bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b) {
+  return a.main_file == b.main_file && a.target == b.target && a.defines == b.defines;
+}
+
+std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache) {
   try {
-    const std::string key = cache_key(request, options);
-    const auto cubin = cache.read(key, ".cubin");
+    const std::string key = cache_key(request, options_for(request));
     const auto meta = cache.read(key, ".json");
-    if (cubin && meta) {
-      try {
-        const nlohmann::json m = nlohmann::json::parse(*meta);
-        outcome.ok = true;
-        outcome.cache_hit = true;
-        outcome.log = m.at("log");
-        outcome.kernel.entry = m.at("entry");
-        outcome.kernel.resources = resources_from(m.at("resources"));
-        outcome.kernel.binary.assign(cubin->begin(), cubin->end());
-      } catch (const nlohmann::json::exception&) {
-        outcome = CompileOutcome();  // a damaged entry is compiled again
-        outcome.request = request;
-      }
-    }
-    if (!outcome.cache_hit) {
-      {
-        std::shared_lock shared(report_mutex());
-        outcome = run_nvrtc(request, options);
-      }
-      if (outcome.ok && outcome.kernel.resources.registers < 0) {
-        // Seen on the H200 machine's NVRTC: under concurrent compiles a ptxas
-        // report sometimes goes missing. Compile again with no other compile
-        // running; a kernel still without its report is not cached.
-        std::unique_lock exclusive(report_mutex());
-        outcome = run_nvrtc(request, options);
-      }
-      if (outcome.ok && outcome.kernel.resources.registers >= 0) {
-        const nlohmann::json m = {{"name", request.name},
-                                  {"entry", outcome.kernel.entry},
-                                  {"log", outcome.log},
-                                  {"compile_ms", outcome.compile_ms},
-                                  {"resources", resources_json(outcome.kernel.resources)}};
-        cache.write(key, ".cubin", std::string_view(outcome.kernel.binary.data(), outcome.kernel.binary.size()));
-        cache.write(key, ".json", m.dump(1));
-      }
-    }
-    outcome.kernel.binary_path = outcome.ok ? cache.entry_path(key, ".cubin").string() : std::string();
-  } catch (const std::exception& e) {
-    outcome.ok = false;
-    outcome.log = e.what();
+    if (!meta) return std::nullopt;
+    const nlohmann::json m = nlohmann::json::parse(*meta);
+    const std::string cubin_id = m.at("cubin");
+    const auto cubin = cache.read(cubin_id, ".cubin");
+    if (!cubin) return std::nullopt;
+    CompileOutcome outcome;
+    outcome.request = request;
+    outcome.ok = true;
+    outcome.cache_hit = true;
+    outcome.log = m.at("log");
+    outcome.kernel.name = request.name;
+    outcome.kernel.target = request.target;
+    outcome.kernel.entry = m.at("entry");
+    outcome.kernel.resources = resources_from(m.at("resources"));
+    outcome.kernel.binary.assign(cubin->begin(), cubin->end());
+    outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
+    return outcome;
+  } catch (const std::exception&) {
+    // A damaged entry is compiled again; a request that cannot be keyed (a
+    // template that is missing) fails there, with its reason as its log.
+    return std::nullopt;
   }
-  outcome.kernel.name = request.name;
-  outcome.kernel.target = request.target;
-  return outcome;
+}
+
+std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest>& batch, const CompileCache& cache) {
+  if (batch.empty()) return {};
+  const std::vector<std::string> options = options_for(batch.front());
+  std::vector<CompileOutcome> outcomes(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    outcomes[i].request = batch[i];
+    outcomes[i].kernel.name = batch[i].name;
+    outcomes[i].kernel.target = batch[i].target;
+  }
+  try {
+    ProgramResult program;
+    {
+      std::shared_lock shared(report_mutex());
+      program = run_nvrtc(batch, options);
+    }
+    if (program.compiled && !program.every_report_found()) {
+      // Seen on the H200 machine's NVRTC: under concurrent compiles a ptxas
+      // report sometimes goes missing. Compile again with no other compile
+      // running; a kernel still without its report is not cached.
+      std::unique_lock exclusive(report_mutex());
+      program = run_nvrtc(batch, options);
+    }
+    if (!program.compiled) {
+      if (batch.size() == 1) {
+        outcomes[0].log = program.log;
+        outcomes[0].compile_ms = program.compile_ms;
+        return outcomes;
+      }
+      // Which name expression broke the program, its log says in words only:
+      // compiling each alone gives every kernel its own verdict and log.
+      for (std::size_t i = 0; i < batch.size(); ++i) outcomes[i] = compile_nvrtc_batch({batch[i]}, cache).front();
+      return outcomes;
+    }
+
+    const std::string cubin_id = content_hash({std::string_view(program.cubin.data(), program.cubin.size())});
+    bool cubin_stored = false;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      CompileOutcome& outcome = outcomes[i];
+      outcome.ok = true;
+      outcome.log = log_of_entry(program.log, program.entries[i]);
+      outcome.compile_ms = program.compile_ms / static_cast<double>(batch.size());
+      outcome.kernel.entry = program.entries[i];
+      outcome.kernel.binary = program.cubin;
+      outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
+      // A kernel that compiled stays usable when its report is missing: its
+      // resources are then recorded as unknown, and the log is kept to look at.
+      outcome.kernel.resources =
+          parse_ptxas_report(program.log, outcome.kernel.entry).value_or(KernelResources{-1, 0, 0, 0, 0});
+      if (outcome.kernel.resources.registers < 0) continue;
+      if (!cubin_stored) {
+        cache.write(cubin_id, ".cubin", std::string_view(program.cubin.data(), program.cubin.size()));
+        cubin_stored = true;
+      }
+      const nlohmann::json m = {{"name", batch[i].name},
+                                {"entry", outcome.kernel.entry},
+                                {"cubin", cubin_id},
+                                {"log", outcome.log},
+                                {"compile_ms", outcome.compile_ms},
+                                {"resources", resources_json(outcome.kernel.resources)}};
+      cache.write(cache_key(batch[i], options), ".json", m.dump(1));
+    }
+  } catch (const std::exception& e) {
+    for (CompileOutcome& outcome : outcomes) {
+      outcome.ok = false;
+      outcome.log = e.what();
+      outcome.kernel.binary.clear();
+      outcome.kernel.binary_path.clear();
+    }
+  }
+  return outcomes;
 }
 
 }  // namespace exactune

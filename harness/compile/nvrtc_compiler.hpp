@@ -1,7 +1,19 @@
-// Compiles one request for a GPU architecture with NVRTC, straight to a cubin,
+// Compiles requests for a GPU architecture with NVRTC, straight to a cubin,
 // through the on-disk cache. Works without a GPU or driver.
+//
+// Requests that share a template, target and defines compile as one NVRTC
+// program with one name expression each: the front end, the builtin headers
+// and the program's setup are paid once per batch instead of once per kernel.
+// The batch's cubin holds every kernel of the batch, and a kernel's SASS in it
+// is the SASS it gets compiled alone (ptxas compiles each entry on its own).
+// It is stored once, named by its content hash; each kernel keeps its own
+// cache entry (its key, entry name, resources, log and the cubin's name), so a
+// later request for one kernel alone is a cache hit and a new one compiles
+// only itself.
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "compile/compile_cache.hpp"
 #include <exactune/compile_request.hpp>
@@ -10,7 +22,16 @@ namespace exactune {
 
 std::string nvrtc_version();  // e.g. "13.0"
 
-// Never throws for a compile error: the outcome carries ok = false and the log.
-CompileOutcome compile_with_nvrtc(const CompileRequest& request, const CompileCache& cache);
+// Whether two requests can be name expressions of one NVRTC program.
+bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b);
+
+// The request's kernel from the cache, or nullopt when it has no whole entry.
+std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache);
+
+// Compiles `batch` (requests of one program, see same_nvrtc_program) and
+// caches each kernel; one outcome per request, in order. Never throws for a
+// compile error: when the program fails, each request is compiled alone, so
+// a broken kernel fails with its own log and the others of its batch compile.
+std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest>& batch, const CompileCache& cache);
 
 }  // namespace exactune

@@ -112,6 +112,10 @@ class Comparison {
                       "compares sweeps of one family",
                       baseline_.family, candidate_.family));
     }
+    if (candidate_.shard) {
+      throw input_error(fmt::format("the candidate is shard {}/{} of a sweep: merge its shards first (exactune merge)",
+                                    candidate_.shard->index, candidate_.shard->count));
+    }
     compare_provenance();
     for (const ShapeResult& base : baseline_.shapes) compare_shape(base, candidate_.find(base.shape.name));
     for (const ShapeResult& cand : candidate_.shapes) {
@@ -160,6 +164,10 @@ class Comparison {
 
   void compare_shape(const ShapeResult& base, const ShapeResult* cand) {
     const std::string& name = base.shape.name;
+    if (cand == nullptr && candidate_.narrowed()) {
+      report_.outside_selection += base.variants.size();
+      return;
+    }
     report_.shapes.push_back(name);
     if (cand == nullptr) {
       add({name, "", GateCheck::exactness, GateChange::removed_shape, fmt::format("{} variants", base.variants.size()),
@@ -204,7 +212,9 @@ class Comparison {
       const std::string base_words = exactness_words(b);
       if (c == nullptr) {
         // A removed chosen variant fails the speed check, which says so.
-        if (&b != chosen) {
+        if (&b != chosen && candidate_.narrowed()) {
+          ++report_.outside_selection;
+        } else if (&b != chosen) {
           add({shape, b.variant, GateCheck::exactness, GateChange::removed_variant, variant_words(b), "missing"});
         }
       } else if (b.exact && !proven_exact_as(*c, b)) {
@@ -408,6 +418,10 @@ std::string gate_summary_line(const GateReport& report) {
   for (const ChangeTraits& t : kChanges) {
     const std::size_t n = report.count(t.change);
     if (n > 0 || t.always_counted) counts.push_back(fmt::format("{} {}", n, n == 1 ? t.label : t.plural));
+  }
+  if (report.outside_selection > 0) {
+    counts.push_back(fmt::format("{} baseline (shape, variant) pairs outside the candidate's selection",
+                                 report.outside_selection));
   }
   return fmt::format("gate: {}: {} (threshold {:g}%)", report.passed() ? "PASS" : "FAIL", fmt::join(counts, ", "),
                      report.threshold * 100);

@@ -10,7 +10,11 @@
 // definition under the same name; and when the sweeps ran on different GPUs
 // (speed is then not compared), against different reference recipes or on
 // inputs of another seed (exactness is then proven on other inputs).
-// Everything else that changed is reported as a note.
+// Everything else that changed is reported as a note. A narrowed candidate
+// (SweepResults::narrowed: gate mode's --only, a partial merge) is compared on
+// what it selected: the baseline's shapes and variants outside its selection
+// are counted, neither removed nor lost; its chosen configurations must be
+// there. A shard that was not merged is refused.
 #pragma once
 #include <map>
 #include <optional>
@@ -78,6 +82,8 @@ struct GateReport {
   double threshold = 0;
   std::vector<std::string> shapes;  // every shape of either sweep, baseline order first
   std::vector<GateFinding> findings;
+  // (shape, variant) pairs of the baseline a narrowed candidate did not select: not compared.
+  std::size_t outside_selection = 0;
 
   bool passed() const;
   std::size_t count(GateChange change) const;
@@ -86,7 +92,8 @@ struct GateReport {
 // The exact variant with the lowest median in `regime`; nullptr when no exact variant was timed there.
 const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime);
 
-// Throws exactune::input_error when the families differ, when the threshold is
+// Throws exactune::input_error when the families differ, when the candidate
+// is one shard of a sweep, when the threshold is
 // not a finite fraction from 0 to 1, or when options.chosen names a variant
 // the baseline does not have.
 GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options);

@@ -7,6 +7,7 @@
 
 #include "choose/heuristics.hpp"
 #include "report/device_config_files.hpp"
+#include "report/harness_speed.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
@@ -45,7 +46,8 @@ std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, co
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
                                     const FrameworkTimes& framework, ChooserPolicy policy,
-                                    const std::optional<fs::path>& tables_dir) {
+                                    const std::optional<fs::path>& tables_dir,
+                                    const std::optional<fs::path>& sweep_folder) {
   ChooserOptions chooser;
   chooser.policy = policy;
   const Heuristics heuristics = choose_heuristics(results, chooser);
@@ -62,7 +64,10 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
     }
   }();
   for (GeneratedFile& f : generated_tables_files(read_back, heuristics_yaml, tables_dir)) files.push_back(std::move(f));
-  files.push_back({"summary.md", summary_markdown(results, heuristics, targets, framework)});
+  // The harness's own speed on this GPU, when ci/speed.sh measured it beside the sweep.
+  const std::string speed = harness_speed_section(sweep_folder.value_or(directory));
+  files.push_back({"summary.md", summary_markdown(results, heuristics, targets, framework) +
+                                     (speed.empty() ? "" : "\n" + speed)});
   for (const HeatmapFile& h : summary_heatmaps(results, policy_figure(policy))) {
     files.push_back({h.file_name, heatmap_svg(results, h.size, h.shape, policy_figure(policy))});
   }

@@ -29,10 +29,13 @@ namespace exactune {
 // (heuristics.yaml names it; summary.md ranks and draws by it); `tables_dir`
 // holds the records of verified defaults (default: tables_dir_of the
 // heuristics.yaml written, <reports>/tables for <reports>/<gpu-slug>/<family>/).
+// summary.md shows the harness_speed.json of `sweep_folder` (default: `directory`),
+// the folder of the sweep.yaml the results were read from.
 std::vector<std::filesystem::path> write_reports(const SweepResults& results, const std::filesystem::path& directory,
                                                  const Targets& targets = {}, const FrameworkTimes& framework = {},
                                                  ChooserPolicy policy = kDefaultPolicy,
-                                                 const std::optional<std::filesystem::path>& tables_dir = {});
+                                                 const std::optional<std::filesystem::path>& tables_dir = {},
+                                                 const std::optional<std::filesystem::path>& sweep_folder = {});
 
 // The policy of the heuristics.yaml in `folder`, so that regenerating reports
 // keeps the policy they were chosen by; kDefaultPolicy when there is none.

@@ -41,6 +41,14 @@ int exact_count(const ShapeResult& shape) {
                                         [](const VariantResult& v) { return v.exact; }));
 }
 
+// Exact variants with a full timing (in any regime): those the search strategy kept.
+int fully_timed_count(const ShapeResult& shape) {
+  return static_cast<int>(std::count_if(shape.variants.begin(), shape.variants.end(), [](const VariantResult& v) {
+    return v.exact && std::any_of(kTimingRegimes.begin(), kTimingRegimes.end(),
+                                  [&](TimingRegime r) { return v.timing(r).has_value(); });
+  }));
+}
+
 // ---------------------------------------------------------------- summary.md
 
 constexpr const char* kMissing = "—";
@@ -187,6 +195,21 @@ std::string targets_section(const SweepResults& r, const Targets& targets, Timin
   return out + "\n";
 }
 
+// Which search strategy decided what was timed fully, and how many per shape;
+// nothing for a sweep from before strategies (every exact variant was timed).
+std::string search_paragraph(const SweepResults& r) {
+  if (r.strategy.empty()) return "";
+  std::vector<std::string> counts;
+  for (const ShapeResult& s : r.shapes) {
+    counts.push_back(fmt::format("{} {} of {}", markdown_text(s.shape.name), fully_timed_count(s), exact_count(s)));
+  }
+  return fmt::format(
+      "Search strategy `{}` ({}). Exact variants timed fully, per shape: {}. Every variant was verified; an exact "
+      "variant not timed fully was screened out, and sweep.yaml records its screen (`screened_out`: the round "
+      "that cut it and its figures).\n\n",
+      markdown_text(r.strategy), markdown_text(r.strategy_settings), fmt::join(counts, ", "));
+}
+
 std::string not_exact_section(const SweepResults& r) {
   std::string out;
   for (const ShapeResult& s : r.shapes) {
@@ -303,6 +326,7 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
                      ? std::string("the sum of the hot (rotated) and the cold figure, each over its copy")
                      : std::string(regime_label(figure)),
                  d.l2_bytes > 0 ? fmt::format("L2 {}", mebibytes(d.l2_bytes)) : std::string("L2 unknown"));
+  out += search_paragraph(r);
   if (!column.common.empty()) {
     fmt::format_to(std::back_inserter(out), "Every shape has {}.\n\n",
                    markdown_text(fmt::format("{}", fmt::join(column.common, ", "))));

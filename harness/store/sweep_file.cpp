@@ -162,9 +162,61 @@ constexpr std::string_view kPlanted = "planted";
 // A planted variant is named "<variant>.planted-<kind>".
 constexpr std::string_view kPlantedSuffix = ".planted-";
 
+// The search strategy (format 4 on): `strategy: {name: .., settings: ..}`,
+// only in a sweep that recorded one; a variant it cut carries `screened_out:
+// {round: .., <regime>: {median: .., ...}}` in place of timings.
+constexpr std::string_view kStrategy = "strategy";
+constexpr std::string_view kScreenedOut = "screened_out";
+constexpr int kFirstStrategySweepFormat = 4;
+
+KeyValues strategy_fields(const SweepResults& r) {
+  return {{"name", yaml_string(r.strategy)}, {"settings", yaml_string(r.strategy_settings)}};
+}
+
+std::string screened_out_map(const ScreenedOut& screened) {
+  KeyValues fields = {{"round", fmt::format("{}", screened.round)}};
+  for (const auto& [regime, timing] : screened.timings) {
+    fields.emplace_back(std::string(regime_name(regime)), flow_map(timing_fields(timing, "", kFlowUnit)));
+  }
+  return flow_map(fields);
+}
+
+// A sweep of part of the space (results.hpp): `shard: {index: .., count: ..}`,
+// `only: <heuristics.yaml>`; a merge of shards: `merged_shards: N` and, when
+// some were missing, `missing_shards: [..]`. Each only when it applies.
+constexpr std::string_view kShard = "shard";
+constexpr std::string_view kOnly = "only";
+constexpr std::string_view kMergedShards = "merged_shards";
+constexpr std::string_view kMissingShards = "missing_shards";
+
+KeyValues scope_fields(const SweepResults& r) {
+  KeyValues fields;
+  if (r.shard) {
+    fields.emplace_back(kShard, flow_map({{"index", fmt::format("{}", r.shard->index)},
+                                          {"count", fmt::format("{}", r.shard->count)}}));
+  }
+  if (!r.only.empty()) fields.emplace_back(kOnly, yaml_string(r.only));
+  if (r.merged_shards > 0) fields.emplace_back(kMergedShards, fmt::format("{}", r.merged_shards));
+  if (!r.missing_shards.empty()) fields.emplace_back(kMissingShards, fmt::format("[{}]", fmt::join(r.missing_shards, ", ")));
+  return fields;
+}
+
+// The oldest format that holds everything `r` records: a sweep without a
+// strategy's records is written as format 3 was, so that the sweeps committed
+// before strategies regenerate byte for byte.
+int written_format(const SweepResults& r) {
+  if (!r.strategy.empty()) return kSweepFormatVersion;
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) {
+      if (v.screened_out) return kSweepFormatVersion;
+    }
+  }
+  return kFirstStrategySweepFormat - 1;
+}
+
 // Everything before the shapes; `planted` only in a planted sweep.
 KeyValues header_fields(const SweepResults& r) {
-  KeyValues fields = {{"exactune_sweep", fmt::format("{}", kSweepFormatVersion)},
+  KeyValues fields = {{"exactune_sweep", fmt::format("{}", written_format(r))},
                       {"family", yaml_string(r.family)},
                       {"reference_recipe", yaml_string(r.reference_recipe)},
                       {"seed", fmt::format("{}", r.seed)}};
@@ -175,6 +227,8 @@ KeyValues header_fields(const SweepResults& r) {
                                                 {"timing", flow_map(timing_method_fields(r.timing))}}) {
     fields.push_back(std::move(field));
   }
+  if (!r.strategy.empty()) fields.emplace_back(kStrategy, flow_map(strategy_fields(r)));
+  for (KeyValues::value_type& field : scope_fields(r)) fields.push_back(std::move(field));
   return fields;
 }
 
@@ -201,9 +255,14 @@ KeyValues rotation_fields(const Rotation& r) {
 }
 
 KeyValues noise_fields(const RunToRunNoise& n) {
-  return {{"noise", yaml_number(n.noise)},
-          {"passes", fmt::format("{}", n.passes)},
-          {"variants", fmt::format("{}", n.variants)}};
+  KeyValues fields = {{"noise", yaml_number(n.noise)},
+                      {"passes", fmt::format("{}", n.passes)},
+                      {"variants", fmt::format("{}", n.variants)}};
+  if (n.shards > 0) {
+    fields.emplace_back("across_shards", yaml_number(n.across_shards));
+    fields.emplace_back("shards", fmt::format("{}", n.shards));
+  }
+  return fields;
 }
 
 // `run_to_run_noise: {rotated: {noise: .., passes: .., variants: ..}, ...}`, in regime order.
@@ -240,6 +299,7 @@ void write_variant(YamlText& out, const VariantResult& v, const ShapeResult& sha
     }
   }
   if (!ratios.empty()) out.field(kIndent, kDerivedCopyRatios, flow_map(ratios));
+  if (v.screened_out) out.field(kIndent, kScreenedOut, screened_out_map(*v.screened_out));
 }
 
 // A shape's fields after its name and before its timings: its model, its
@@ -359,6 +419,7 @@ Keys variant_keys(int version) {
     for (std::string& key : timing_keys(prefix, kFlatUnit)) keys.push_back(std::move(key));
   }
   keys.emplace_back(version == 1 ? kVersion1DerivedCopyRatio : kDerivedCopyRatios);  // allowed, and not read
+  if (version >= kFirstStrategySweepFormat) keys.emplace_back(kScreenedOut);
   return keys;
 }
 
@@ -410,6 +471,29 @@ void check_variant(const Fields& f, VariantResult& v, const SweepContext& contex
   }
 }
 
+// A cut variant is an exact one that got no full timing: its round and at least one regime's screen.
+ScreenedOut read_screened_out(const Value& value, const VariantResult& v) {
+  Keys keys = {"round"};
+  for (TimingRegime r : kTimingRegimes) keys.emplace_back(regime_name(r));
+  const Fields f = value.map(value.key(), keys);
+  ScreenedOut screened;
+  screened.round = f["round"].integer_at_least(1);
+  for (TimingRegime r : kTimingRegimes) {
+    if (const std::optional<Value> timing = f.optional(std::string(regime_name(r)))) {
+      screened.timings.emplace_back(r, read_flow_timing(*timing));
+    }
+  }
+  const bool timed = std::any_of(kTimingRegimes.begin(), kTimingRegimes.end(),
+                                 [&](TimingRegime r) { return v.timing(r).has_value(); });
+  if (!v.exact || timed || screened.timings.empty()) {
+    value.source().fail(value.line(),
+                        "{}: only an exact variant without timings is screened out, with the figures of at least "
+                        "one regime",
+                        kScreenedOut);
+  }
+  return screened;
+}
+
 VariantResult read_variant(const Value& item, const SweepContext& context, const Shape& shape) {
   const Keys keys = variant_keys(context.version);
   const Fields f = item.map("a variant", keys);
@@ -429,6 +513,9 @@ VariantResult read_variant(const Value& item, const SweepContext& context, const
   if (auto failure = f.optional("failure")) v.failure = failure->text();
   for (const auto& [regime, prefix] : variant_timing_prefixes(context.version)) {
     v.timing(regime) = read_flat_timing(f, prefix);
+  }
+  if (const std::optional<Value> screened = f.optional(std::string(kScreenedOut))) {
+    v.screened_out = read_screened_out(*screened, v);
   }
   return v;
 }
@@ -493,12 +580,14 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
   for (TimingRegime r : kTimingRegimes) regimes.emplace_back(regime_name(r));
   std::vector<RunToRunNoise> noises;
   for (const Value& entry : value.map("run_to_run_noise", regimes).all()) {
-    const Fields f = entry.map(entry.key(), keys_of(noise_fields({})));
+    const Fields f = entry.map(entry.key(), keys_of(noise_fields({.shards = 1})));
     RunToRunNoise n;
     n.regime = *regime_named(entry.key());
     n.noise = f["noise"].real();
     n.passes = f["passes"].integer_at_least(0);
     n.variants = f["variants"].integer_at_least(0);
+    if (const std::optional<Value> shards = f.optional("shards")) n.shards = shards->integer_at_least(0);
+    if (const std::optional<Value> across = f.optional("across_shards")) n.across_shards = across->non_negative_real();
     if (!(n.noise >= 0) || !std::isfinite(n.noise)) {
       entry.source().fail(entry.line(), "run_to_run_noise: {} noise must be a number >= 0", entry.key());
     }
@@ -587,6 +676,23 @@ TimingMethod read_timing_method(const Value& value, int version) {
   return m;
 }
 
+// scope_fields() read back: a shard's index from 1 to its count.
+void read_scope(const Fields& top, SweepResults& results) {
+  if (const std::optional<Value> shard = top.optional(std::string(kShard))) {
+    const Fields f = shard->map(shard->key(), {"index", "count"});
+    const Shard s{f["index"].integer_at_least(1), f["count"].integer_at_least(1)};
+    if (s.index > s.count) shard->source().fail(shard->line(), "shard: index {} is beyond count {}", s.index, s.count);
+    results.shard = s;
+  }
+  if (const std::optional<Value> only = top.optional(std::string(kOnly))) results.only = only->nonempty_text();
+  if (const std::optional<Value> merged = top.optional(std::string(kMergedShards))) {
+    results.merged_shards = merged->integer_at_least(1);
+  }
+  if (const std::optional<Value> missing = top.optional(std::string(kMissingShards))) {
+    for (const Value& index : missing->list()) results.missing_shards.push_back(index.integer_at_least(1));
+  }
+}
+
 }  // namespace
 
 std::string to_sweep_yaml(const SweepResults& results) {
@@ -624,6 +730,8 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   for (std::string_view key : {std::string_view(kPlanted), std::string_view("shapes"), kShapeCount}) {
     top_keys.emplace_back(key);
   }
+  if (version >= kFirstStrategySweepFormat) top_keys.emplace_back(kStrategy);
+  for (std::string_view key : {kShard, kOnly, kMergedShards, kMissingShards}) top_keys.emplace_back(key);
   const Fields top(source, root, line_of(root), "the top level", top_keys);
   SweepResults results;
   const Value family_name = top["family"];
@@ -645,6 +753,12 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   results.wall_s = top["wall_s"].non_negative_real();
   results.device = read_device(top["gpu"]);
   results.timing = read_timing_method(top["timing"], version);
+  if (const std::optional<Value> strategy = top.optional(std::string(kStrategy))) {
+    const Fields f = strategy->map(strategy->key(), {"name", "settings"});
+    results.strategy = f["name"].nonempty_text();
+    results.strategy_settings = f["settings"].text();
+  }
+  read_scope(top, results);
   const Value shapes = top["shapes"];
   const std::vector<Value> items = shapes.list();
   if (items.size() > kMaxShapes) {

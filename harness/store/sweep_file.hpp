@@ -11,13 +11,15 @@
 
 namespace exactune {
 
-// The version of the format, written as `exactune_sweep: 3`. Versions 1 and 2
-// are still read: version 2 had no counts (each shape's `variant_count`, and
+// The version of the format, written as `exactune_sweep: 4`. Versions 1 to 3
+// are still read: version 3 had no search strategy (every exact variant was
+// timed fully: no `strategy`, no variant `screened_out`), and a sweep that
+// records none is written as version 3 still; version 2 had no counts (each shape's `variant_count`, and
 // `shape_count` on the last line), so a file of it cut short or with records
 // cut out is read as it is; version 1 also had no rotated figures, its hot
 // figures were L2-resident and its reference chain was called "eager". A
 // reader refuses any other.
-inline constexpr int kSweepFormatVersion = 3;
+inline constexpr int kSweepFormatVersion = 4;
 inline constexpr int kOldestSweepFormatVersion = 1;
 
 // A shape is written as its name, model, parameters (in its family's order, as

@@ -29,6 +29,9 @@ void write_all(int fd, const std::string& bytes, const std::filesystem::path& pa
     if (n < 0) throw error(fmt::format("{}: cannot write the journal: {}", path.string(), std::strerror(errno)));
     written += static_cast<std::size_t>(n);
   }
+}
+
+void sync_to_disk(int fd, const std::filesystem::path& path) {
   if (::fdatasync(fd) != 0) {
     throw error(fmt::format("{}: cannot sync the journal to disk: {}", path.string(), std::strerror(errno)));
   }
@@ -68,12 +71,21 @@ std::string identity_differences(const RunIdentity& journal, const RunIdentity& 
 Journal::Journal(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
 
 Journal::Journal(Journal&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), outcomes_(std::move(other.outcomes_)) {
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      outcomes_(std::move(other.outcomes_)),
+      unsynced_(other.unsynced_),
+      last_sync_(other.last_sync_) {
   other.fd_ = -1;
+  other.unsynced_ = false;
 }
 
 Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  if (fd_ < 0) return;
+  if (unsynced_ && ::fdatasync(fd_) != 0) {  // a destructor cannot throw: say it
+    fmt::print(stderr, "exactune: {}: cannot sync the journal to disk: {}\n", path_.string(), std::strerror(errno));
+  }
+  ::close(fd_);  // closing releases the lock
 }
 
 Journal Journal::open(const std::filesystem::path& path, const std::string& command, const RunIdentity& identity,
@@ -110,6 +122,7 @@ Journal Journal::open(const std::filesystem::path& path, const std::string& comm
     nlohmann::json header = {{"exactune_journal", kJournalFormat}, {"command", command}, {"started", utc_now()}};
     header["identity"] = identity;
     journal.write_line(header);
+    journal.sync();
     return journal;
   }
   journal.load(command, identity);
@@ -124,6 +137,10 @@ void Journal::load(const std::string& command, const RunIdentity& identity) {
   if (complete < bytes.size()) {  // a torn last line: the step it held never finished
     if (::ftruncate(fd_, static_cast<off_t>(complete)) != 0) {
       throw error(fmt::format("{}: cannot drop the torn last line: {}", path_.string(), std::strerror(errno)));
+    }
+    // Reading left the offset at the old end: the next line goes where the torn one began.
+    if (::lseek(fd_, static_cast<off_t>(complete), SEEK_SET) < 0) {
+      throw error(fmt::format("{}: {}", path_.string(), std::strerror(errno)));
     }
     bytes.resize(complete);
   }
@@ -177,6 +194,15 @@ const StepOutcome* Journal::find(const std::string& step) const {
 void Journal::write_line(const nlohmann::json& line) {
   // One write per line: a kill leaves at most a torn last line, which load() drops.
   write_all(fd_, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path_);
+  unsynced_ = true;
+  if (std::chrono::steady_clock::now() - last_sync_ >= kSyncInterval) sync();
+}
+
+void Journal::sync() {
+  if (fd_ < 0 || !unsynced_) return;
+  sync_to_disk(fd_, path_);
+  unsynced_ = false;
+  last_sync_ = std::chrono::steady_clock::now();
 }
 
 void Journal::append(const std::string& step, const nlohmann::json& record) {
@@ -187,8 +213,9 @@ void Journal::append(const std::string& step, const nlohmann::json& record) {
 void Journal::remove() {
   std::error_code ec;
   std::filesystem::remove(path_, ec);
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) ::close(fd_);  // nothing to sync: the file is gone
   fd_ = -1;
+  unsynced_ = false;
 }
 
 void Journal::append_crash(const std::filesystem::path& path, const std::string& step, const std::string& crash,
@@ -207,6 +234,7 @@ void Journal::append_crash(const std::filesystem::path& path, const std::string&
       }
     }
     write_all(fd, line, path);
+    sync_to_disk(fd, path);
   } catch (...) {
     ::close(fd);
     throw;

@@ -1,8 +1,15 @@
 // The journal of a supervised run (a sweep, a verify): one line of JSON per
-// finished step, appended and fsync'd before the next step starts, so that a
-// killed run loses at most the step it was in and `--resume` takes up where it
-// stopped. The first line names the run (its identity: GPU, toolchain, seed,
-// shapes, ...); a run with another identity may not continue it.
+// finished step, written before the next step starts, so that a killed run
+// loses at most the step it was in and `--resume` takes up where it stopped.
+// The first line names the run (its identity: GPU, toolchain, seed, shapes,
+// ...); a run with another identity may not continue it.
+//
+// Durability. A line handed to write() survives the death of its process (the
+// kernel holds it); only a crash of the machine loses what is not yet on disk.
+// The journal is synced (fdatasync) at most every kSyncInterval, not per step
+// (20,000 steps would cost seconds to minutes of syncs), and always when it is
+// opened, closed, or written by the supervisor after a worker's death: a
+// machine crash loses at most the steps of the last half second.
 //
 // A step's line holds either its record, written by the worker that ran it, or
 // a crash, written by the supervisor when the worker died or hung in it:
@@ -12,6 +19,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -48,13 +56,17 @@ class Journal {
   // The step's outcome from this journal, or nullptr when it has not finished.
   const StepOutcome* find(const std::string& step) const;
   std::size_t steps() const { return outcomes_.size(); }
-  // Appends the finished step and fsyncs the journal before returning.
+  // Appends the finished step; syncs when the last sync is kSyncInterval old.
   void append(const std::string& step, const nlohmann::json& record);
+  // Syncs what was appended since the last sync (before the process ends
+  // without destructors, e.g. _exit).
+  void sync();
   // The run finished and its results are written: the journal goes.
   void remove();
 
   // Appends a crash line to a journal no worker holds (the supervisor's, after
   // the worker that held it has died).
+  // Syncs the whole journal, the dead worker's unsynced lines with it.
   static void append_crash(const std::filesystem::path& path, const std::string& step, const std::string& crash,
                            const std::string& message);
 
@@ -66,6 +78,11 @@ class Journal {
   std::filesystem::path path_;
   int fd_ = -1;
   std::map<std::string, StepOutcome> outcomes_;
+  bool unsynced_ = false;  // lines written since the last sync
+  std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
 };
+
+// How old the last sync may grow before an append syncs again.
+inline constexpr std::chrono::milliseconds kSyncInterval{500};
 
 }  // namespace exactune

@@ -26,7 +26,8 @@ void JournaledSteps::after_failure() {
   fmt::print(stderr, "\nexactune: the device can run nothing more in this worker ({})\n", why);
   std::fflush(stderr);
   std::fflush(stdout);
-  // Not exit(): destructors would wait on the lost context. The journal is synced.
+  // Not exit(): destructors would wait on the lost context. So sync the journal here.
+  journal_.sync();
   ::_exit(channel_ ? kExitFreshWorker : 1);
 }
 

@@ -24,10 +24,6 @@
 
 namespace exactune {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
 std::vector<std::string> own_command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
@@ -36,6 +32,10 @@ std::vector<std::string> own_command_line() {
   if (args.empty()) throw error("cannot read this process's command line (/proc/self/cmdline)");
   return args;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
 
 struct Worker {
   pid_t pid = -1;

@@ -12,8 +12,14 @@
 // The worker dies with the supervisor (PR_SET_PDEATHSIG), so killing the
 // command kills its kernels too; `--resume` continues from the journal.
 #pragma once
+#include <string>
+#include <vector>
 
 namespace exactune {
+
+// This process's command line, as it was started (/proc/self/cmdline);
+// throws exactune::error when it cannot be read.
+std::vector<std::string> own_command_line();
 
 // Runs this process's own command line as a worker until it ends, restarting
 // it after each crash or hang, and returns the worker's exit code.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <future>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -47,11 +48,20 @@ class ShapeTimer {
   Measurement variant(TimingRegime regime, const LoadedKernel& kernel, const Variant& variant) {
     return measure(regime, variant.name, [&](Workload& w) { w.launch_variant(kernel, variant); });
   }
+  // The variant measured by `screener`, a timer of less effort than the sweep's, for a search strategy's screen.
+  Measurement screen(Timer& screener, TimingRegime regime, const LoadedKernel& kernel, const Variant& variant) {
+    return measure_with(screener, regime, "screen/" + variant.name,
+                        [&](Workload& w) { w.launch_variant(kernel, variant); });
+  }
 
  private:
   Measurement measure(TimingRegime regime, const std::string& what, const std::function<void(Workload&)>& launch) {
-    return timer_.measure(regime, shape_ + "/" + what, static_cast<int>(workloads_.size()),
-                          [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); });
+    return measure_with(timer_, regime, what, launch);
+  }
+  Measurement measure_with(Timer& timer, TimingRegime regime, const std::string& what,
+                           const std::function<void(Workload&)>& launch) {
+    return timer.measure(regime, shape_ + "/" + what, static_cast<int>(workloads_.size()),
+                         [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); });
   }
 
   Timer& timer_;
@@ -77,6 +87,28 @@ const VariantBuild* find_build(const VerifyStageResult& verified, int size, cons
     if (b.size == size && b.variant.name == variant) return &b;
   }
   return nullptr;
+}
+
+VariantResult& variant_named(ShapeResult& s, const std::string& name) {
+  return *std::find_if(s.variants.begin(), s.variants.end(), [&](const VariantResult& v) { return v.variant == name; });
+}
+
+// A screen from its samples per regime (a journaled record's): one regime's
+// median, or several regimes' medians each over its copy's, summed, as the
+// chooser's policy `both` ranks (summed as they are where a copy is missing).
+Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes,
+                           const nlohmann::json& samples) {
+  const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
+    return s.copy(r) && s.copy(r)->median_us > 0;
+  });
+  Screen screen;
+  for (TimingRegime r : regimes) {
+    const Timing t = timing_from_samples(samples.at(std::string(regime_name(r))).get<std::vector<double>>());
+    screen.figure += over_copy ? t.median_us / s.copy(r)->median_us : t.median_us;
+    screen.spread = std::max(screen.spread, t.spread());
+    screen.timings.emplace_back(r, t);
+  }
+  return screen;
 }
 
 nlohmann::json timing_json(const Timing& t) { return {t.median_us, t.min_us, t.max_us, t.samples}; }
@@ -176,6 +208,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   VerifyStageOptions stage;
   stage.variant_glob = options.variant_glob;
   stage.planted_crashes = options.planted_crashes;
+  stage.selection = options.selection;
   stage.compile.jobs = options.jobs;
   stage.verify.seed = options.seed;
   stage.verify.steps = options.steps;
@@ -190,6 +223,23 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   Timer timer(backend, options.timer);
   results.timing = timer.method();
   results.timing.noise_passes = options.noise_passes;
+  const SearchStrategy& strategy = StrategyRegistry::instance().find(options.strategy);
+  results.strategy = strategy.name();
+  results.strategy_settings = strategy.settings();
+  // One timer per screening effort: a screen is a single attempt, never measured
+  // again for its spread, which is the strategy's to weigh.
+  std::map<std::pair<int, int>, std::unique_ptr<Timer>> screeners;
+  auto screener = [&](const ScreenEffort& effort) -> Timer& {
+    std::unique_ptr<Timer>& screen_timer = screeners[{effort.repetitions, effort.iterations}];
+    if (!screen_timer) {
+      TimerOptions less = options.timer;
+      less.repetitions = effort.repetitions;
+      less.iterations = effort.iterations;
+      less.max_attempts = 1;
+      screen_timer = std::make_unique<Timer>(backend, less);
+    }
+    return *screen_timer;
+  };
   const StepRunner step_runner(options.steps);
   std::size_t to_time = 0, timed = 0;
   for (const ShapeResult& s : results.shapes) {
@@ -211,11 +261,17 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
       current_timer.reset();
       const InputCase timing_case = family.timing_case(s.shape);
       const std::uint64_t seed = case_seed(options.seed, s.shape.name, timing_case.name);
-      std::vector<std::unique_ptr<Workload>> workloads;
+      // The copies are made at once, each on a thread of its own: making one
+      // is mostly the family's host-side input generation.
+      std::vector<std::future<std::unique_ptr<Workload>>> made;
       const int copies = s.rotation ? s.rotation->copies : 1;
       for (int i = 0; i < copies; ++i) {
-        workloads.push_back(family.make_workload(backend, support, s.shape, timing_case, seed));
+        made.push_back(std::async(std::launch::async, [&family, &backend, &support, &s, timing_case, seed] {
+          return family.make_workload(backend, support, s.shape, timing_case, seed);
+        }));
       }
+      std::vector<std::unique_ptr<Workload>> workloads;
+      for (auto& copy : made) workloads.push_back(copy.get());
       current_timer.emplace(timer, std::move(workloads), s.shape.name);
       current_shape = s.shape.name;
     }
@@ -249,8 +305,37 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
       s.reference_chain(regime) = timing_from_json(baselines.record["reference_chain"][regime_name(regime)]);
     }
     progress({"time", ++timed, to_time, s.shape.name + " copy and reference chain"});
-    for (VariantResult& v : s.variants) {
-      if (!v.exact) continue;
+    std::vector<std::string> exact;
+    for (const VariantResult& v : s.variants) {
+      if (v.exact) exact.push_back(v.variant);
+    }
+    const ScreenMeasure screen = [&](const std::string& variant, int round,
+                                     const ScreenEffort& effort) -> std::optional<Screen> {
+      const VariantBuild* build = find_build(verified, s.shape.size, variant);
+      progress({"time", timed, to_time, fmt::format("{} {} (screen, round {})", s.shape.name, variant, round)});
+      const StepResult screened = step_runner.run(
+          fmt::format("screen/{}/{}/{}", s.shape.name, round, variant),
+          timing_deadline(s, options.retime_regimes.size()), [&] {
+            nlohmann::json record;
+            for (TimingRegime regime : options.retime_regimes) {
+              record["samples"][regime_name(regime)] =
+                  timer_of(s).screen(screener(effort), regime, kernel_for(*build), build->variant).samples_us;
+            }
+            return record;
+          });
+      if (!screened.ok()) {
+        variant_named(s, variant).failure = fmt::format("screening failed: {}", screened.failure);
+        return std::nullopt;
+      }
+      return screen_from_samples(s, options.retime_regimes, screened.record["samples"]);
+    };
+    const SearchDecision decision = strategy.decide(exact, screen, SearchContext{std::max(1, options.retime_top + 1)});
+    for (const CutVariant& cut : decision.cut) {
+      variant_named(s, cut.variant).screened_out = ScreenedOut{cut.round, cut.screen.timings};
+    }
+    const std::size_t timed_before = timed;
+    for (const std::string& name : decision.fully_timed) {
+      VariantResult& v = variant_named(s, name);
       const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
       const StepResult timed_variant =
           step_runner.run(fmt::format("time/{}/{}", s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
@@ -274,6 +359,8 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
       }
       progress({"time", ++timed, to_time, s.shape.name + " " + v.variant});
     }
+    timed = timed_before + exact.size();  // the variants not timed fully count as done
+    progress({"time", timed, to_time, s.shape.name});
   }
 
   // The fastest few of each shape in each regime the chooser ranks by, timed

@@ -2,8 +2,9 @@
 // every shape gets a record: its resources, its exactness (with the first
 // failure), and, when exact, its timings in each regime (rotated, L2-resident,
 // cold) next to the copy roofline and the reference chain measured in the same
-// run. The fastest few of each shape are timed again, in the regimes the
-// chooser ranks by, before anyone chooses among them; then separate passes
+// run; or, when the search strategy (strategies/) screened it out, what its
+// screens measured. The fastest few of each shape are timed again, in the
+// regimes the chooser ranks by, before anyone chooses among them; then separate passes
 // re-measure the copy and the fastest few in every regime, and the shape
 // records how far apart the passes were (RunToRunNoise): the gate's noise.
 #pragma once
@@ -16,6 +17,7 @@
 #include "backends/gpu/gpu_backend.hpp"
 #include <exactune/results.hpp>
 #include "time/rotation.hpp"
+#include "strategies/strategy_registry.hpp"
 #include "time/timer.hpp"
 #include "verify/verify_stage.hpp"
 
@@ -38,15 +40,23 @@ struct SweepOptions {
   std::vector<TimingRegime> retime_regimes = {TimingRegime::rotated};
   int noise_passes = 2;    // separate passes for RunToRunNoise; 0: none
   int noise_variants = 3;  // the fastest exact variants per shape and regime each pass re-measures
+  // The search strategy (StrategyRegistry) that decides which exact variants
+  // are timed fully; its screens measure in retime_regimes.
+  std::string strategy{StrategyRegistry::kDefault};
   std::function<void(const SweepProgress&)> on_progress;
   // A supervised sweep (supervise/steps.hpp): verify steps as the verifier's,
-  // then "time/<shape>/baselines", "time/<shape>/<variant>",
-  // "retime/<shape>/<regime>/<variant>" and "noise/<pass>/<shape>", each
-  // journaled with what the results are made from (samples included), so that
-  // a resumed sweep ends with the results of an uninterrupted one.
+  // then "time/<shape>/baselines", "screen/<shape>/<round>/<variant>",
+  // "time/<shape>/<variant>", "retime/<shape>/<regime>/<variant>" and
+  // "noise/<pass>/<shape>", each journaled with what the results are made
+  // from (samples included), so that a resumed sweep ends with the results of
+  // an uninterrupted one, the strategy's decisions included.
   Steps* steps = nullptr;
   DeadlinePolicy deadlines;
   std::vector<std::string> planted_crashes;  // VerifyStageOptions::planted_crashes
+  // The pairs verified (VerifyStageOptions::selection); an unselected pair of
+  // a selected shape's size gets an unverified record (no cases, not exact),
+  // which drop_unselected (space/selection.hpp) removes.
+  Selection selection;
 };
 
 SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const std::vector<Shape>& shapes,

@@ -29,6 +29,10 @@ std::int64_t bf16_ulp_distance(std::uint16_t a, std::uint16_t b) {
   return std::llabs(ordered(a) - ordered(b));
 }
 
+Mismatch mismatch_at(std::int64_t index, std::int64_t row_length, std::uint16_t expected, std::uint16_t actual) {
+  return Mismatch{index / row_length, index % row_length, expected, actual, bf16_ulp_distance(expected, actual)};
+}
+
 ComparisonResult compare_bf16(std::span<const std::uint16_t> expected, std::span<const std::uint16_t> actual,
                               std::int64_t row_length) {
   if (expected.size() != actual.size()) {
@@ -39,9 +43,7 @@ ComparisonResult compare_bf16(std::span<const std::uint16_t> expected, std::span
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (expected[i] == actual[i]) continue;
     if (result.mismatches++ == 0) {
-      const auto index = static_cast<std::int64_t>(i);
-      result.first = Mismatch{index / row_length, index % row_length, expected[i], actual[i],
-                              bf16_ulp_distance(expected[i], actual[i])};
+      result.first = mismatch_at(static_cast<std::int64_t>(i), row_length, expected[i], actual[i]);
     }
   }
   return result;

@@ -1,4 +1,5 @@
-// Bit comparison of bf16 outputs: as uint16 over the whole buffer, no tolerance.
+// Bit comparison of bf16 outputs: as uint16 over the whole buffer, no tolerance;
+// and how a mismatch is located and described, wherever it was found.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -27,6 +28,11 @@ struct ComparisonResult {
 std::int64_t bf16_ulp_distance(std::uint16_t a, std::uint16_t b);
 float bf16_value(std::uint16_t bits);
 
+// The mismatch at `index` of an output of rows of `row_length` elements.
+Mismatch mismatch_at(std::int64_t index, std::int64_t row_length, std::uint16_t expected, std::uint16_t actual);
+
+// The host's comparison of two whole outputs (the verifier compares on the
+// device: verify/device_compare.hpp).
 ComparisonResult compare_bf16(std::span<const std::uint16_t> expected, std::span<const std::uint16_t> actual,
                               std::int64_t row_length);
 

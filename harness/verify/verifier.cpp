@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "compile/compile_cache.hpp"
+#include "verify/device_compare.hpp"
 
 namespace exactune {
 
@@ -60,20 +62,25 @@ class KernelLoader {
   std::map<std::string, std::string> failures_;
 };
 
+// The reference's output is on the device already; the variant's is compared
+// there, and only the comparison's summary comes back.
 void run_one(Workload& workload, const LoadedKernel& kernel, const VariantBuild& build, Backend& backend,
-             const std::vector<std::uint16_t>& expected, VerifyRecord& r) {
+             DeviceComparer& comparer, VerifyRecord& r) {
   workload.poison_output();
   workload.launch_variant(kernel, build.variant);
+  // The variant's own wait: a fault it causes surfaces here, in its step, and
+  // is reported after its kernel rather than after the compare kernel's.
   backend.synchronize();
-  const std::vector<std::uint16_t> actual = workload.download_output();
-  const ComparisonResult cmp = compare_bf16(expected, actual, workload.row_length());
+  const std::vector<OutputRegion> regions = workload.output_regions();
+  const ComparisonResult cmp = comparer.compare(regions, workload.row_length());
   r.mismatches = cmp.mismatches;
   r.first_mismatch = cmp.first;
   if (cmp.exact()) {
     r.disposition = Disposition::passed;
   } else {
     r.disposition = Disposition::incorrect;
-    r.message = fmt::format("{} of {} elements differ; first at {}", cmp.mismatches, expected.size(), describe(*cmp.first));
+    r.message = fmt::format("{} of {} elements differ; first at {}", cmp.mismatches, total_elements(regions),
+                            describe(*cmp.first));
   }
 }
 
@@ -130,6 +137,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     if (steps && failed) steps->after_failure();
   };
   KernelLoader loader(backend);
+  DeviceComparer comparer(backend, support.get(kCompareBitsKernel));
   // A variant that failed to run in one case (a launch error, a fault, a crash
   // or a hang) is not run in the others: each would cost a fresh worker, or a
   // deadline. Its records say where it failed.
@@ -147,30 +155,46 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     const std::vector<InputCase> cases =
         options.recorded_inputs ? options.recorded_inputs->cases(shape) : family.input_cases(shape);
     const double bytes = static_cast<double>(family.bytes_moved(shape));
+    auto setup_step_of = [&](const InputCase& c) { return fmt::format("verify/{}/{}", shape.name, c.name); };
+    auto runs_left = [&](const InputCase& c) {
+      return !steps || std::any_of(builds.begin(), builds.end(), [&](const VariantBuild& b) {
+               return b.size == shape.size && steps->recorded(setup_step_of(c) + "/" + b.variant.name) == nullptr;
+             });
+    };
+    // The workloads of every case with runs left, made at once on threads of
+    // their own: making one is mostly the family's host-side input generation,
+    // a sequential random stream per (shape, case) that one core makes far
+    // slower than the device verifies. Each is taken, and what it threw
+    // rethrown, inside its case's own step. Recorded inputs are made in turn.
+    std::map<std::string, std::future<std::unique_ptr<Workload>>> made;
+    if (!options.recorded_inputs) {
+      for (const InputCase& c : cases) {
+        if (!runs_left(c) || (steps && steps->recorded(setup_step_of(c)))) continue;
+        const std::uint64_t seed = case_seed(options.seed, shape.name, c.name);
+        made[c.name] = std::async(std::launch::async, [&family, &backend, &support, &shape, c, seed] {
+          return family.make_workload(backend, support, shape, c, seed);
+        });
+      }
+    }
     for (const InputCase& input_case : cases) {
-      const std::string setup_step = fmt::format("verify/{}/{}", shape.name, input_case.name);
+      const std::string setup_step = setup_step_of(input_case);
       auto run_step = [&](const VariantBuild& build) { return setup_step + "/" + build.variant.name; };
-      const bool any_left = !steps || std::any_of(builds.begin(), builds.end(), [&](const VariantBuild& b) {
-                              return b.size == shape.size && steps->recorded(run_step(b)) == nullptr;
-                            });
+      const bool any_left = runs_left(input_case);
       std::unique_ptr<Workload> workload;
-      std::vector<std::uint16_t> expected;
       std::string setup_failure;
       if (const StepOutcome* earlier = steps ? steps->recorded(setup_step) : nullptr; earlier && any_left) {
         setup_failure = fmt::format("the reference could not run: {}", earlier->crashed()
                                                                            ? earlier->crash_description()
                                                                            : earlier->record.value("failure", "?"));
       } else if (any_left) {
-        // The reference chain: a few launches over the shape's bytes.
+        // The reference chain: a few launches over the shape's bytes. Its
+        // output stays on the device for every variant's comparison.
         if (steps) steps->begin(setup_step, options.deadlines.for_bytes(8 * bytes));
         try {
-          workload = options.recorded_inputs
-                         ? options.recorded_inputs->workload(backend, support, shape, input_case)
-                         : family.make_workload(backend, support, shape, input_case,
-                                                case_seed(options.seed, shape.name, input_case.name));
+          workload = options.recorded_inputs ? options.recorded_inputs->workload(backend, support, shape, input_case)
+                                             : made.at(input_case.name).get();
           workload->launch_reference();
           backend.synchronize();
-          expected = workload->download_reference_output();
           if (steps) steps->end(setup_step);
         } catch (const std::exception& e) {
           setup_failure = fmt::format("the reference could not run: {}", e.what());
@@ -206,7 +230,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
         } else {
           if (steps) steps->begin(step, options.deadlines.for_bytes(bytes));
           try {
-            run_one(*workload, *kernel, build, backend, expected, r);
+            run_one(*workload, *kernel, build, backend, comparer, r);
           } catch (const std::exception& e) {
             r.disposition = Disposition::failed;
             r.message = e.what();

@@ -1,5 +1,6 @@
 // The verify stage: every (shape, variant, input case) run on a backend and its
-// output compared bit for bit with the family's reference. One record per run,
+// output compared bit for bit with the family's reference, on the device (the
+// reference is computed there once per shape and case). One record per run,
 // with an explicit disposition; a failure in one variant never stops the others.
 #pragma once
 #include <cstdint>

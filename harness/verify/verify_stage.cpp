@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <set>
 
 #include "compile/compile_plan.hpp"
+#include "verify/device_compare.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 
@@ -14,7 +16,9 @@ namespace exactune {
 
 SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
                                     std::vector<CompileOutcome>* outcomes) {
-  const std::vector<CompileOutcome> compiled = compile_all(family.support_requests(backend.target()), cache);
+  std::vector<CompileRequest> requests = family.support_requests(backend.target());
+  requests.push_back(compare_bits_request(backend.target()));  // the core's own: the verifier's device compare
+  const std::vector<CompileOutcome> compiled = compile_all(requests, cache);
   SupportKernels support;
   for (const CompileOutcome& o : compiled) {
     if (!o.ok) throw error(fmt::format("the support kernel {} failed to compile for {}:\n{}", o.request.name, o.request.target, o.log));
@@ -32,11 +36,19 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
   std::set<int> sizes;
   for (const Shape& s : shapes) sizes.insert(s.size);
   std::vector<CompileRequest> requests;
-  auto add_build = [&](Variant variant, int size, std::vector<std::string> defines) {
+  // Per build, the variant it was made from: what the selection names (a planted copy goes with its original).
+  std::vector<std::string> selected_as;
+  auto add_build = [&](Variant variant, int size, std::vector<std::string> defines, std::string original) {
     CompileRequest r = family.variant_request(variant, size, backend.target());
     r.defines.insert(r.defines.end(), defines.begin(), defines.end());
     requests.push_back(std::move(r));
     result.builds.push_back(VariantBuild{std::move(variant), size, {}});
+    selected_as.push_back(std::move(original));
+  };
+  const auto selected_at_size = [&](int size, const std::string& variant) {
+    return std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
+      return s.size == size && options.selection.selects(s.name, variant);
+    });
   };
   for (int size : sizes) {
     std::optional<Variant> first;
@@ -46,8 +58,9 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
         ++result.excluded;
         continue;
       }
+      if (!selected_at_size(size, c.variant.name)) continue;
       if (!first) first = c.variant;
-      add_build(c.variant, size, options.variant_defines);
+      add_build(c.variant, size, options.variant_defines, c.variant.name);
     }
     for (const std::string& kind : options.planted_crashes) {
       const auto& kinds = planted_crash_kinds();
@@ -60,13 +73,29 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
       planted.name += ".planted-" + kind;
       std::vector<std::string> defines = options.variant_defines;
       defines.push_back(fmt::format("EXACTUNE_PLANTED_CRASH={}", found - kinds.begin() + 1));
-      add_build(std::move(planted), size, std::move(defines));
+      add_build(std::move(planted), size, std::move(defines), first->name);
     }
   }
   std::vector<CompileOutcome> outcomes = compile_all(requests, cache, options.compile);
   for (std::size_t i = 0; i < outcomes.size(); ++i) result.builds[i].outcome = std::move(outcomes[i]);
 
-  result.records = verify_variants(family, backend, support, shapes, result.builds, options.verify);
+  if (options.selection.everything()) {
+    result.records = verify_variants(family, backend, support, shapes, result.builds, options.verify);
+    return result;
+  }
+  // Narrowed: each shape runs only its own selected builds (the verifier runs
+  // every build of a shape's size), one shape at a time, in the same order.
+  for (const Shape& shape : shapes) {
+    std::vector<VariantBuild> selected;
+    for (std::size_t i = 0; i < result.builds.size(); ++i) {
+      if (result.builds[i].size == shape.size && options.selection.selects(shape.name, selected_as[i])) {
+        selected.push_back(result.builds[i]);
+      }
+    }
+    if (selected.empty()) continue;
+    std::vector<VerifyRecord> records = verify_variants(family, backend, support, {shape}, selected, options.verify);
+    std::move(records.begin(), records.end(), std::back_inserter(result.records));
+  }
   return result;
 }
 
@@ -76,11 +105,14 @@ const std::vector<std::string>& planted_crash_kinds() {
   return kinds;
 }
 
-std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob) {
+std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob,
+                              const Selection& selection) {
   std::size_t runs = 0;
   for (const Shape& shape : shapes) {
     std::size_t variants = 0;
-    for (const Candidate& c : enumerate_space(family, shape.size)) variants += c.valid() && name_matches(c.variant.name, glob);
+    for (const Candidate& c : enumerate_space(family, shape.size)) {
+      variants += c.valid() && name_matches(c.variant.name, glob) && selection.selects(shape.name, c.variant.name);
+    }
     runs += variants * family.input_cases(shape).size();
   }
   return runs;

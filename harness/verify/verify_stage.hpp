@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compile/compiler.hpp"
+#include "space/selection.hpp"
 #include "verify/verifier.hpp"
 
 namespace exactune {
@@ -17,6 +18,10 @@ struct VerifyStageOptions {
   // (planted_crash_kinds()), a copy of the first variant selected whose kernel
   // crashes that way, named "<variant>.planted-<kind>".
   std::vector<std::string> planted_crashes;
+  // The (shape, variant) pairs verified, of those the glob matches: a variant
+  // is built when selected for some shape of its size and run only on those
+  // shapes. Planted copies go with the variant they copy.
+  Selection selection;
   CompileOptions compile;
   VerifyOptions verify;
 };
@@ -31,7 +36,8 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
                                    const std::vector<Shape>& shapes, const CompileCache& cache,
                                    const VerifyStageOptions& options);
 
-// Compiles and loads the family's support kernels for the backend; throws
+// Compiles and loads the family's support kernels for the backend, and the
+// core's compare kernel (verify/device_compare.hpp); throws
 // exactune::error with the compiler's log when one fails (nothing can be
 // verified without the reference).
 SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend, const CompileCache& cache,
@@ -41,7 +47,8 @@ SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend
 const std::vector<std::string>& planted_crash_kinds();
 
 // How many (shape, variant, case) runs the verify stage will make: for progress.
-std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob);
+std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob,
+                              const Selection& selection = {});
 
 // The first `rows` rows of a shape (at least one per batch, at most its own
 // rows): what the CPU backend verifies, since it runs thousands of times slower.

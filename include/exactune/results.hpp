@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <exactune/family.hpp>
@@ -89,6 +90,18 @@ struct RunToRunNoise {
   double noise = 0;
   int passes = 0;    // the main timing counted
   int variants = 0;  // the fastest few, re-measured in each pass
+  // A merge of shards timed on several GPUs: the relative range of the copy
+  // across them, folded into `noise`; shards: how many timed the shape (0: one sweep).
+  double across_shards = 0;
+  int shards = 0;
+};
+
+// An exact variant the sweep's search strategy (harness/strategies/) screened
+// with short measurements and did not time fully: the screening round that cut
+// it (1 = the first) and what its last screen measured, per regime screened.
+struct ScreenedOut {
+  int round = 0;
+  std::vector<std::pair<TimingRegime, Timing>> timings;
 };
 
 struct VariantResult {
@@ -101,8 +114,9 @@ struct VariantResult {
   int cases_total = 0;
   std::string failure_kind;  // "" when exact; else "compile", "runtime" or "incorrect"
   std::string failure;       // the first failure in words (case, row, column, values, ulps)
-  // Only exact variants are timed.
+  // Only exact variants are timed; those a search strategy cut are not, and say so here.
   std::optional<Timing> rotated, l2_resident, cold;
+  std::optional<ScreenedOut> screened_out;
 
   const std::optional<Timing>& timing(TimingRegime r) const {
     return r == TimingRegime::rotated ? rotated : r == TimingRegime::l2_resident ? l2_resident : cold;
@@ -150,6 +164,14 @@ struct ShapeResult {
   }
 };
 
+// Shard `index` (from 1) of `count`: a deterministic share of a sweep's
+// (shape, variant) pairs, for a fleet of GPUs (harness/space/selection.hpp).
+struct Shard {
+  int index = 1;
+  int count = 1;
+  friend bool operator==(const Shard&, const Shard&) = default;
+};
+
 struct SweepResults {
   DeviceRecord device;
   std::string family;
@@ -159,7 +181,25 @@ struct SweepResults {
   std::string created;  // ISO 8601, UTC
   double wall_s = 0;
   TimingMethod timing;
+  // The search strategy that decided which exact variants were timed fully,
+  // and its settings in words; empty in files from before strategies, whose
+  // sweeps timed every exact variant.
+  std::string strategy;
+  std::string strategy_settings;
+  // Part of the space only (harness/space/selection.hpp): one shard of a
+  // partition (--shard i/n), or gate mode (--only: the choices and runners-up
+  // of a heuristics.yaml, named here). A sweep merged from shards
+  // (store/sweep_merge.hpp) has no shard, says how many it merged, and which
+  // were missing when merged with --allow-partial.
+  std::optional<Shard> shard;
+  std::string only;
+  int merged_shards = 0;
+  std::vector<int> missing_shards;
   std::vector<ShapeResult> shapes;
+
+  // Whether some (shape, variant) pairs of the space were left out on purpose:
+  // what the gate must not take for removed variants.
+  bool narrowed() const { return shard.has_value() || !only.empty() || !missing_shards.empty(); }
 
   const ShapeResult* find(const std::string& shape) const;
 };

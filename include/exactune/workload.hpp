@@ -29,6 +29,14 @@ class SupportKernels {
   std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;
 };
 
+// One stretch of a run's output, compared on the device: `elements` 16-bit
+// values at `output` (the variant's) and at `reference` (what they must be).
+struct OutputRegion {
+  DeviceAddress output = 0;
+  DeviceAddress reference = 0;
+  std::int64_t elements = 0;
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -44,6 +52,12 @@ class Workload {
   // The roofline: a copy of the bytes a fused kernel must read and write.
   virtual void launch_copy() = 0;
 
+  // Where the output and the reference lie on the device: one region, or one
+  // per piece of an output in pieces, in download_output()'s order. Element
+  // indexes (and so rows and columns) run across the regions in this order.
+  // The verifier compares these; the host never holds a whole output.
+  virtual std::vector<OutputRegion> output_regions() const = 0;
+  // The whole output on the host (tests, the C ABI).
   virtual std::vector<std::uint16_t> download_reference_output() = 0;
   virtual std::vector<std::uint16_t> download_output() = 0;
   virtual std::int64_t row_length() const = 0;

@@ -77,6 +77,9 @@ class ToyWorkload final : public Workload {
     launch_kernel(backend_, support_.get("copy_bytes"), Dim3{1, 1, 1}, Dim3{32, 1, 1}, x_.address(), copy_.address(),
            static_cast<long long>(x_.bytes() / 16));
   }
+  std::vector<OutputRegion> output_regions() const override {
+    return {OutputRegion{out_.address(), reference_.address(), rows_ * length_}};
+  }
   std::vector<std::uint16_t> download_reference_output() override { return download(reference_); }
   std::vector<std::uint16_t> download_output() override { return download(out_); }
   std::int64_t row_length() const override { return length_; }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "backends/gpu/cuda_driver.hpp"
+#include "compile/compile_cache.hpp"
 #include <exactune/error.hpp>
 
 namespace exactune {
@@ -14,24 +16,14 @@ namespace {
 
 std::string text(const Dim3& d) { return fmt::format("{}x{}x{}", d.x, d.y, d.z); }
 
-// A module and the one function the harness uses from it; the module is
-// unloaded with the kernel.
+// One function of a module. Kernels compiled in one batch share their module
+// (GpuBackend::module_of); it is unloaded with the last of them.
 class GpuLoadedKernel final : public LoadedKernel {
  public:
-  GpuLoadedKernel(const GpuBackend& backend, const CompiledKernel& kernel)
-      : name_(kernel.name), entry_(kernel.entry), module_(nullptr, UnloadModule{backend.context()}) {
+  GpuLoadedKernel(const CompiledKernel& kernel, std::shared_ptr<CUmod_st> module, CUcontext context)
+      : name_(kernel.name), entry_(kernel.entry), module_(std::move(module)), context_(context) {
     const CudaDriver& driver = cuda_driver();
-    if (kernel.binary.empty()) throw error(fmt::format("kernel '{}' has no binary to load", name_));
-    // A copy ending in NUL, so that a PTX image is a C string as the driver
-    // expects; a cubin or fatbin is read through its own header.
-    const std::string image(kernel.binary.begin(), kernel.binary.end());
-    CUmodule module = nullptr;
-    if (const CUresult r = driver.cuModuleLoadData(&module, image.c_str()); r != CUDA_SUCCESS) {
-      throw_cuda_error(r, fmt::format("loading kernel '{}' (compiled for {}) on {}", name_, kernel.target,
-                                      backend.description()));
-    }
-    module_.reset(module);
-    if (const CUresult r = driver.cuModuleGetFunction(&function_, module, entry_.c_str()); r != CUDA_SUCCESS) {
+    if (const CUresult r = driver.cuModuleGetFunction(&function_, module_.get(), entry_.c_str()); r != CUDA_SUCCESS) {
       throw_cuda_error(r, fmt::format("finding entry point '{}' of kernel '{}'", entry_, name_));
     }
     int limit = 0;
@@ -46,7 +38,7 @@ class GpuLoadedKernel final : public LoadedKernel {
   const std::string& name() const override { return name_; }
   const std::string& entry() const { return entry_; }
   CUfunction function() const { return function_; }
-  CUcontext context() const { return module_.get_deleter().context; }
+  CUcontext context() const { return context_; }
 
   // The default limit is 48 KiB less the static shared memory; more must be
   // asked for per function, once.
@@ -76,18 +68,10 @@ class GpuLoadedKernel final : public LoadedKernel {
   }
 
  private:
-  struct UnloadModule {
-    CUcontext context;
-    void operator()(CUmodule module) const noexcept {
-      const CudaDriver& driver = cuda_driver();
-      report_cleanup_failure(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      report_cleanup_failure(driver.cuModuleUnload(module), "cuModuleUnload");
-    }
-  };
-
   std::string name_;
   std::string entry_;
-  std::unique_ptr<CUmod_st, UnloadModule> module_;
+  std::shared_ptr<CUmod_st> module_;
+  CUcontext context_;
   CUfunction function_ = nullptr;
   mutable unsigned dynamic_shared_limit_ = 0;
   mutable std::mutex occupancy_mutex_;
@@ -204,9 +188,34 @@ void GpuBackend::fill(DeviceAddress dst, std::uint8_t byte, std::size_t bytes) {
   }
 }
 
+std::shared_ptr<CUmod_st> GpuBackend::module_of(const CompiledKernel& kernel) {
+  if (kernel.binary.empty()) throw error(fmt::format("kernel '{}' has no binary to load", kernel.name));
+  // Keyed by content, not by path: a binary made in memory (a test's, a
+  // planted one) must never be served another's module.
+  const std::string key = content_hash({std::string_view(kernel.binary.data(), kernel.binary.size())});
+  std::lock_guard lock(modules_mutex_);
+  if (std::shared_ptr<CUmod_st> loaded = modules_[key].lock()) return loaded;
+  // A copy ending in NUL, so that a PTX image is a C string as the driver
+  // expects; a cubin or fatbin is read through its own header.
+  const std::string image(kernel.binary.begin(), kernel.binary.end());
+  CUmodule module = nullptr;
+  if (const CUresult r = cuda_driver().cuModuleLoadData(&module, image.c_str()); r != CUDA_SUCCESS) {
+    throw_cuda_error(r, fmt::format("loading kernel '{}' (compiled for {}) on {}", kernel.name, kernel.target,
+                                    description()));
+  }
+  const CUcontext context = context_.get();
+  std::shared_ptr<CUmod_st> loaded(module, [context](CUmodule m) noexcept {
+    const CudaDriver& driver = cuda_driver();
+    report_cleanup_failure(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    report_cleanup_failure(driver.cuModuleUnload(m), "cuModuleUnload");
+  });
+  modules_[key] = loaded;
+  return loaded;
+}
+
 std::unique_ptr<LoadedKernel> GpuBackend::load(const CompiledKernel& kernel) {
   make_current();
-  return std::make_unique<GpuLoadedKernel>(*this, kernel);
+  return std::make_unique<GpuLoadedKernel>(kernel, module_of(kernel), context_.get());
 }
 
 unsigned GpuBackend::resident_ctas(const LoadedKernel& kernel, unsigned block_threads) {

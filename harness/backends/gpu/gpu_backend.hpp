@@ -11,7 +11,9 @@
 #pragma once
 #include <cuda.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <exactune/backend.hpp>
@@ -36,7 +38,8 @@ class GpuBackend : public Backend {
   void fill(DeviceAddress dst, std::uint8_t byte, std::size_t bytes) override;
 
   // The binary must be a cubin (or PTX) for this GPU; the kernel's entry is
-  // the lowered name of its __global__ function.
+  // the lowered name of its __global__ function. Kernels with the same binary
+  // (one NVRTC batch's cubin) share one loaded module.
   std::unique_ptr<LoadedKernel> load(const CompiledKernel& kernel) override;
   // Raises the kernel's dynamic shared memory limit when the geometry asks for
   // more than it allows (above 48 KiB needs an explicit opt-in).
@@ -65,11 +68,15 @@ class GpuBackend : public Backend {
   // Names the last kernel launched, so that an asynchronous fault reported by a
   // later synchronisation points at its likely culprit.
   std::string after_last_launch() const;
+  // The module of the kernel's binary: loaded once while any kernel of it lives.
+  std::shared_ptr<CUmod_st> module_of(const CompiledKernel& kernel);
 
   GpuDescription gpu_;
   std::unique_ptr<CUctx_st, ReleasePrimaryContext> context_;
   std::unique_ptr<CUstream_st, DestroyStream> stream_;  // destroyed before the context
   std::string last_launched_kernel_;
+  std::mutex modules_mutex_;
+  std::map<std::string, std::weak_ptr<CUmod_st>> modules_;  // by the content hash of the binary
 };
 
 // Throws exactune::error carrying why_no_gpu()'s reason when there is no usable GPU.

@@ -1,9 +1,10 @@
 // The compile cache against damage and killed runs: a truncated, bit-flipped
 // or emptied entry (an NVRTC .cubin, a host kernel library under verify --cpu)
 // or one without a checksum record (an older exactune's) is reported once,
-// rebuilt and never used; what a killed run left in the cache is removed when
-// the next host build starts, what a running one holds is not; and a compiler
-// started by exactune dies with it.
+// rebuilt and never used, a cubin shared by a batch of kernels included; what
+// a killed run left in the cache is removed when the next host build starts,
+// what a running one holds is not; and a compiler started by exactune dies
+// with it.
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -28,6 +29,7 @@
 #include "cpu/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiler.hpp"
+#include "compile/nvrtc_compiler.hpp"
 #include "cpu/run_cli.hpp"
 
 namespace {
@@ -189,6 +191,58 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
       CHECK_FALSE(fs::exists(cubin));
     }
     CHECK(again.kernel.binary == original.kernel.binary);
+  }
+}
+
+TEST_CASE("a damaged cubin shared by a batch is reported once and every kernel of the batch is rebuilt, none served "
+          "from it", "[cache_integrity]") {
+  ScratchDirectory scratch("batch-cubin-cache");
+  const CompileCache cache(scratch.path());
+  for (std::size_t d = 0; d < kFileDamages; ++d) {
+    const Damage& damage = kDamages[d];
+    INFO("the shared .cubin " << damage.what);
+    // Three kernels of one template: one NVRTC program, one cubin, three
+    // entries. A program of its own per damage (the define): the H200
+    // machine's NVRTC reports ptxas figures for a process's first compile of a
+    // program only, and a kernel without them is not cached.
+    std::vector<CompileRequest> batch;
+    for (const char* kernel : {"eager_one_plus", "eager_scale", "eager_shift"}) {
+      batch.push_back({kernel, "families/layer_norm_modulate/kernels/eager_chain.cuh",
+                       fmt::format("&exactune_kernels::{}", kernel), "sm_90",
+                       {fmt::format("EXACTUNE_CACHE_INTEGRITY_BATCH_TEST={}_{}", ::getpid(), d)}});
+    }
+    const std::vector<CompileOutcome> original = compile_nvrtc_batch(batch, cache);
+    for (const CompileOutcome& o : original) {
+      INFO(o.log);
+      REQUIRE(o.ok);
+      if (o.kernel.resources.registers < 0) {
+        WARN("skipped: NVRTC gave no ptxas report for the batch here, so it was not cached");
+        return;
+      }
+    }
+    const fs::path cubin = original.front().kernel.binary_path;
+    REQUIRE(fs::is_regular_file(cubin));
+    damage.apply(cubin);
+
+    std::string reported;
+    std::vector<CompileOutcome> rebuilt;
+    {
+      CapturedStderr captured;
+      rebuilt = compile_all(batch, cache);
+      reported = captured.text();
+    }
+    INFO(reported);
+    CHECK(occurrences(reported, damage_report(cubin)) == 1);
+    // The misses are compiled again in batches of compile_all's choosing, so a
+    // rebuilt cubin need not be the original one: each kernel's must hold it.
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      REQUIRE(rebuilt[i].ok);
+      CHECK_FALSE(rebuilt[i].cache_hit);
+      CHECK(rebuilt[i].kernel.entry == original[i].kernel.entry);
+      CHECK(rebuilt[i].kernel.resources.registers == original[i].kernel.resources.registers);
+      const std::string binary(rebuilt[i].kernel.binary.begin(), rebuilt[i].kernel.binary.end());
+      CHECK(binary.find(rebuilt[i].kernel.entry) != std::string::npos);
+    }
   }
 }
 

@@ -18,7 +18,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("--help describes the tool and every subcommand") {
+TEST_CASE("the help (--help) describes the tool and every subcommand") {
   const CliResult r = run_cli("--help");
   CHECK(r.exit_code == 0);
   for (const char* command : {"list", "compile", "verify", "sweep"}) CHECK(contains(r.output, command));

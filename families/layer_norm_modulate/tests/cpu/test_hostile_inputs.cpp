@@ -363,8 +363,8 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of fo
   version2.erase(version2.find("# The last line"));
   const SweepResults old = parse_sweep_yaml(version2, "t.yaml");
   CHECK(old.shapes.at(0).variants.size() == 2);
-  CHECK(contains(sweep_refusal(edited(version2, "exactune_sweep: 2", "exactune_sweep: 4").first),
-                 "exactune_sweep: 4 is a format this exactune does not read (it reads 1 to 3)"));
+  CHECK(contains(sweep_refusal(edited(version2, "exactune_sweep: 2", "exactune_sweep: 5").first),
+                 "exactune_sweep: 5 is a format this exactune does not read (it reads 1 to 4)"));
 }
 
 TEST_CASE("a variant the family's space does not produce at the shape's size is refused on its line; a planted one "

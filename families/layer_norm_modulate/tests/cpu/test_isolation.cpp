@@ -188,6 +188,17 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
     REQUIRE(journal.find("step/c") != nullptr);
     CHECK(journal.find("step/c")->crash == "hung");
   }
+  SECTION("a resumed run writes its next step where the dropped torn line began") {
+    { std::ofstream(path, std::ios::app) << R"({"step": "step/c", "rec)"; }
+    {
+      exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+      journal.append("step/c", {{"disposition", "passed"}});
+    }
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+    CHECK(journal.steps() == 3);
+    REQUIRE(journal.find("step/c") != nullptr);
+    CHECK(journal.find("step/c")->record["disposition"] == "passed");
+  }
   SECTION("a damaged line in the middle is refused with its line number") {
     std::string text = read_file(path);
     text.replace(text.find("step/a") - 9, 1, "#");

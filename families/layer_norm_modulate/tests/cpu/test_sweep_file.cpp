@@ -318,7 +318,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     std::string_view expected;
   };
   const Damage cases[] = {
-      {1, "exactune_sweep: 4", "t.yaml:1: exactune_sweep: 4 is a format this exactune does not read (it reads 1 to 3)"},
+      {1, "exactune_sweep: 5", "t.yaml:1: exactune_sweep: 5 is a format this exactune does not read (it reads 1 to 4)"},
       {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
@@ -343,7 +343,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
        "        exact: false\n        cases: \"0/8\"",
        "t.yaml:30: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
-      {1, "exactune_sweep: 4\nextra: 1", "t.yaml:1: exactune_sweep: 4 is a format"},
+      {1, "exactune_sweep: 5\nextra: 1", "t.yaml:1: exactune_sweep: 5 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
   };
   for (const Damage& d : cases) {
@@ -352,7 +352,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     INFO(yaml << "\n=> " << message);
     CHECK(message.rfind(std::string(d.expected), 0) == 0);
   }
-  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 3'");
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 4'");
 }
 
 TEST_CASE("write_sweep_file replaces the file whole; read_sweep_file names a file it cannot read", "[sweep_file]") {

@@ -112,12 +112,21 @@ ReferenceRun run_reference(const TorchGoldenCase& c) {
 // A workload on torch's inputs whose expected output is torch's own.
 class TorchWorkload : public Workload {
  public:
-  TorchWorkload(std::unique_ptr<LayerNormModulateWorkload> inner, std::vector<std::uint16_t> torch_out)
-      : inner_(std::move(inner)), torch_out_(std::move(torch_out)) {}
+  TorchWorkload(Backend& backend, std::unique_ptr<LayerNormModulateWorkload> inner,
+                std::vector<std::uint16_t> torch_out)
+      : inner_(std::move(inner)),
+        torch_out_(std::move(torch_out)),
+        torch_out_on_device_(backend, padded_bytes(static_cast<std::int64_t>(torch_out_.size()), 2)) {
+    backend.upload(torch_out_on_device_.address(), torch_out_.data(), torch_out_.size() * 2);
+  }
   void launch_reference() override {}  // the expected output is torch's
   void poison_output() override { inner_->poison_output(); }
   void launch_variant(const LoadedKernel& k, const Variant& v) override { inner_->launch_variant(k, v); }
   void launch_copy() override { inner_->launch_copy(); }
+  std::vector<OutputRegion> output_regions() const override {
+    return {OutputRegion{inner_->output_regions().at(0).output, torch_out_on_device_.address(),
+                         static_cast<std::int64_t>(torch_out_.size())}};
+  }
   std::vector<std::uint16_t> download_reference_output() override { return torch_out_; }
   std::vector<std::uint16_t> download_output() override { return inner_->download_output(); }
   std::int64_t row_length() const override { return inner_->row_length(); }
@@ -126,6 +135,7 @@ class TorchWorkload : public Workload {
  private:
   std::unique_ptr<LayerNormModulateWorkload> inner_;
   std::vector<std::uint16_t> torch_out_;
+  DeviceBuffer torch_out_on_device_;
 };
 
 }  // namespace
@@ -178,7 +188,7 @@ TEST_CASE("every valid variant reproduces torch's eager chain bit for bit, all r
       [](Backend& backend, const SupportKernels& support, const Shape& shape, const InputCase&) {
         const TorchGoldenCase& c = golden().find(shape.name);
         return std::unique_ptr<Workload>(std::make_unique<TorchWorkload>(
-            std::make_unique<LayerNormModulateWorkload>(backend, support, shape, golden().inputs(c)), c.out));
+            backend, std::make_unique<LayerNormModulateWorkload>(backend, support, shape, golden().inputs(c)), c.out));
       }};
   const VerifyStageResult result = run_verify_stage(layer_norm_modulate_family(), setup().cpu, setup().support, shapes,
                                                     setup().cache, options);

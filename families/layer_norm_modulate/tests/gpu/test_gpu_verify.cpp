@@ -9,6 +9,7 @@
 #include "gpu/shared_gpu.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
+#include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
 
 namespace exactune {
@@ -52,6 +53,31 @@ TEST_CASE("each planted fault is caught with a precise first mismatch", "[gpu][v
       break;
     }
   }
+}
+
+TEST_CASE("the compare kernel counts and locates mismatches on the GPU exactly as the host does", "[gpu][verify]") {
+  const KernelFamily& family = layer_norm_modulate_family();
+  const SupportKernels support =
+      load_support_kernels(family, shared_gpu(), CompileCache(CompileCache::default_directory()));
+  DeviceComparer comparer(shared_gpu(), support.get(kCompareBitsKernel));
+  const std::size_t n = 4608 * 3072 + 3;  // the largest default output, and a ragged end
+  std::vector<std::uint16_t> expected(n), actual(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<std::uint16_t>(0x3c00 + (i * 2654435761u) % 0x0800);
+  actual = expected;
+  for (std::size_t i = 1'000'003; i < n; i += 7919) actual[i] ^= 0x8000;  // signed zeros and signs differ too
+  actual[n - 1] ^= 1;
+  DeviceBuffer reference(shared_gpu(), padded_bytes(n, 2)), output(shared_gpu(), padded_bytes(n, 2));
+  shared_gpu().upload(reference.address(), expected.data(), n * 2);
+  shared_gpu().upload(output.address(), expected.data(), n * 2);
+  const OutputRegion region{output.address(), reference.address(), static_cast<std::int64_t>(n)};
+  CHECK(comparer.compare({region}, 3072).exact());
+  shared_gpu().upload(output.address(), actual.data(), n * 2);
+  const ComparisonResult host = compare_bf16(expected, actual, 3072);
+  const ComparisonResult device = comparer.compare({region}, 3072);
+  CHECK(device.mismatches == host.mismatches);
+  REQUIRE(device.first.has_value());
+  REQUIRE(host.first.has_value());
+  CHECK(describe(*device.first) == describe(*host.first));
 }
 
 TEST_CASE("a misaligned x is refused, not compared", "[gpu][verify]") {

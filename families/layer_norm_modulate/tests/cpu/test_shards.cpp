@@ -1,0 +1,388 @@
+// Sweeping part of the space (issue 14, items 3 to 5): the shard partition,
+// `exactune merge` and what it refuses, gate mode's selection from a
+// heuristics table and the gate on the narrowed sweep it writes, and the
+// CLI's --shard, --devices and a CPU sweep split in two.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cpu/run_cli.hpp"
+#include "heuristics_fixture.hpp"
+#include "sweep_file_fixture.hpp"
+#include <exactune/error.hpp>
+#include "backends/gpu/cuda_driver.hpp"
+#include "gate/gate.hpp"
+#include "gate/gate_selection.hpp"
+#include "space/selection.hpp"
+#include "store/sweep_merge.hpp"
+
+using namespace exactune;
+using namespace heuristics_fixture;
+using namespace sweep_file_fixture;
+namespace fs = std::filesystem;
+
+namespace {
+
+// What `f` threw, or "" when it threw nothing (Catch2 v2 and v3 spell their
+// string matchers differently; this reads the same under both).
+template <class F>
+std::string message_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<ShapeVariant> pairs_of(const SweepResults& sweep) {
+  std::vector<ShapeVariant> pairs;
+  for (const ShapeResult& s : sweep.shapes) {
+    for (const VariantResult& v : s.variants) pairs.emplace_back(s.shape.name, v.variant);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// What `exactune sweep --shard i/n` would have written of `whole`.
+SweepResults shard_sweep(const SweepResults& whole, Shard shard) {
+  SweepResults part = whole;
+  drop_unselected(part.shapes, shard_of(pairs_of(whole), shard));
+  part.shard = shard;
+  return part;
+}
+
+// Each sweep written as <dir>/<i>.yaml, read back as the merge reads them.
+std::vector<ShardFile> shard_files(const TempDir& dir, const std::vector<SweepResults>& sweeps) {
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    paths.push_back((dir.path() / fmt::format("{}.yaml", i + 1)).string());
+    write_text(paths.back(), to_sweep_yaml(sweeps[i]));
+  }
+  return read_shard_files(paths);
+}
+
+std::string merge_error(const std::vector<ShardFile>& files, MergeOptions options = {}) {
+  try {
+    merge_shards(files, options);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// The variant records of a sweep, each under its shape's definition, as the
+// file spells them (without the shape's figures, which a merge takes across shards).
+std::map<ShapeVariant, std::string> records_of(const SweepResults& sweep) {
+  std::map<ShapeVariant, std::string> records;
+  for (const ShapeResult& s : sweep.shapes) {
+    for (const VariantResult& v : s.variants) {
+      ShapeResult alone;
+      alone.shape = s.shape;
+      alone.bytes_moved = s.bytes_moved;
+      alone.variants = {v};
+      SweepResults one;
+      one.shapes = {alone};
+      records[{s.shape.name, v.variant}] = to_sweep_yaml(one);
+    }
+  }
+  return records;
+}
+
+int verify_runs(const std::string& output) {
+  std::smatch match;
+  REQUIRE(std::regex_search(output, match, std::regex(R"(: (\d+) runs: )")));
+  return std::stoi(match[1]);
+}
+
+}  // namespace
+
+TEST_CASE("shards partition a sweep's (shape, variant) pairs: each exactly once, evenly, the same every time",
+          "[shards]") {
+  const std::vector<Shape> shapes = {modulate_shape("a", 1, 8, 2240, 1e-6, 1), modulate_shape("b", 2, 8, 3072, 1e-6, 1)};
+  const std::vector<ShapeVariant> all = space_pairs(layer_norm_modulate_family(), shapes, "*");
+  REQUIRE(all.size() > 100);
+  REQUIRE(std::is_sorted(all.begin(), all.end()));
+  for (int n = 1; n <= 5; ++n) {
+    std::map<ShapeVariant, int> times_selected;
+    std::vector<std::size_t> sizes;
+    for (int i = 1; i <= n; ++i) {
+      const Selection shard = shard_of(all, {i, n});
+      CHECK(*shard.pairs() == *shard_of(all, {i, n}).pairs());
+      sizes.push_back(shard.pairs()->size());
+      for (const ShapeVariant& pair : *shard.pairs()) ++times_selected[pair];
+      // Every shard has pairs of every shape: each measures every shape's baselines.
+      for (const Shape& s : shapes) CHECK(shard.selects_any_of(s.name));
+    }
+    INFO("n = " << n);
+    CHECK(times_selected.size() == all.size());
+    CHECK(std::all_of(times_selected.begin(), times_selected.end(), [](const auto& p) { return p.second == 1; }));
+    CHECK(*std::max_element(sizes.begin(), sizes.end()) - *std::min_element(sizes.begin(), sizes.end()) <= 1);
+  }
+}
+
+TEST_CASE("a shard is i/n with 1 <= i <= n, and anything else is refused in the user's words", "[shards]") {
+  CHECK(parse_shard("2/3") == Shard{2, 3});
+  CHECK(parse_shard("1/1") == Shard{1, 1});
+  for (const char* bad : {"3/2", "0/2", "x", "1/", "/2", "1/2/3", "-1/2", "1/0"}) {
+    INFO(bad);
+    CHECK(message_of([&] { parse_shard(bad); }).rfind(fmt::format("--shard {}: must be i/n", bad), 0) == 0);
+  }
+}
+
+TEST_CASE("merging the shards of a sweep gives one record per (shape, variant), each from its shard", "[shards]") {
+  const TempDir dir("merge-records");
+  const SweepResults whole = readable_sweep();
+  const SweepResults merged =
+      merge_shards(shard_files(dir, {shard_sweep(whole, {2, 3}), shard_sweep(whole, {1, 3}), shard_sweep(whole, {3, 3})}));
+  const auto merged_records = records_of(merged), whole_records = records_of(whole);
+  REQUIRE(merged_records.size() == whole_records.size());
+  for (const auto& [pair, record] : whole_records) {
+    INFO(pair.first << " " << pair.second);
+    CHECK(merged_records.at(pair) == record);
+  }
+  CHECK(pairs_of(merged) == pairs_of(whole));
+  std::vector<std::string> names, whole_names;
+  for (const ShapeResult& s : merged.shapes) names.push_back(s.shape.name);
+  for (const ShapeResult& s : whole.shapes) whole_names.push_back(s.shape.name);
+  CHECK(names == whole_names);
+  CHECK(merged.merged_shards == 3);
+  CHECK_FALSE(merged.shard);
+  CHECK_FALSE(merged.narrowed());
+  CHECK(contains(to_sweep_yaml(merged), "merged_shards: 3\n"));
+}
+
+TEST_CASE("merging a single 1/1 shard reproduces the sweep's records and choices", "[shards]") {
+  const TempDir dir("merge-one");
+  SweepResults whole = readable_sweep();
+  whole.shapes[0].run_to_run_noise = {RunToRunNoise{TimingRegime::rotated, 0.03, 3, 3}};
+  SweepResults merged = merge_shards(shard_files(dir, {shard_sweep(whole, {1, 1})}));
+  CHECK(merged.merged_shards == 1);
+  merged.merged_shards = 0;
+  CHECK(to_sweep_yaml(merged) == to_sweep_yaml(whole));
+  CHECK(to_heuristics_yaml(choose_heuristics(merged)) == to_heuristics_yaml(choose_heuristics(whole)));
+}
+
+TEST_CASE("a merged shape's copy is the median across shards and its noise takes in their copies' range",
+          "[shards]") {
+  const TempDir dir("merge-noise");
+  const SweepResults whole = readable_sweep();
+  std::vector<SweepResults> shards;
+  const double copies[] = {2.0, 2.2, 2.1};
+  for (int i = 1; i <= 3; ++i) {
+    SweepResults s = shard_sweep(whole, {i, 3});
+    for (ShapeResult& shape : s.shapes) {
+      shape.copy_rotated = Timing{copies[i - 1], copies[i - 1], copies[i - 1], 20};
+      shape.run_to_run_noise = {RunToRunNoise{TimingRegime::rotated, 0.01 * i, 3, 3}};
+    }
+    shards.push_back(s);
+  }
+  const SweepResults merged = merge_shards(shard_files(dir, shards));
+  const ShapeResult& sana = *merged.find("sana");
+  REQUIRE(sana.copy_rotated);
+  CHECK(sana.copy_rotated->median_us == 2.1);
+  const RunToRunNoise* noise = sana.noise(TimingRegime::rotated);
+  REQUIRE(noise != nullptr);
+  CHECK(noise->shards == 3);
+  CHECK(noise->across_shards == Approx(0.2 / 2.1));
+  CHECK(noise->noise == Approx(0.2 / 2.1));  // larger than any shard's own (at most 3%)
+  CHECK(noise->passes == 3);
+  // Read back as written.
+  const SweepResults again = parse_sweep_yaml(to_sweep_yaml(merged), "merged.yaml");
+  CHECK(again.find("sana")->noise(TimingRegime::rotated)->across_shards == noise->across_shards);
+  // Two shards: the mean of the two.
+  const TempDir two("merge-two");
+  std::vector<SweepResults> halves = {shard_sweep(whole, {1, 2}), shard_sweep(whole, {2, 2})};
+  for (int i = 0; i < 2; ++i) {
+    for (ShapeResult& shape : halves[i].shapes) shape.copy_rotated = Timing{copies[2 * i], copies[2 * i], copies[2 * i], 20};
+  }
+  CHECK(merge_shards(shard_files(two, halves)).find("sana")->copy_rotated->median_us == Approx(2.05));
+}
+
+TEST_CASE("merge refuses shards that differ in GPU, toolchain, recipe, seed, timing, strategy or table, naming both "
+          "files, their lines and the field",
+          "[shards]") {
+  const TempDir dir("merge-mixed");
+  const SweepResults whole = readable_sweep();
+  struct Mix {
+    std::string field;
+    std::string key;  // the top-level key it is written under
+    std::function<void(SweepResults&)> edit;
+  };
+  const std::vector<Mix> mixes = {
+      {"gpu name", "gpu", [](SweepResults& r) { r.device.name = "NVIDIA H100"; }},
+      {"gpu arch", "gpu", [](SweepResults& r) { r.device.arch = "sm_80"; }},
+      {"gpu sm_count", "gpu", [](SweepResults& r) { r.device.sm_count = 114; }},
+      {"gpu driver_version", "gpu", [](SweepResults& r) { r.device.driver_version = 12080; }},
+      {"gpu nvrtc_version", "gpu", [](SweepResults& r) { r.device.nvrtc_version = "12.8"; }},
+      {"reference_recipe", "reference_recipe", [](SweepResults& r) { r.reference_recipe = "torch 2.12 eager"; }},
+      {"seed", "seed", [](SweepResults& r) { r.seed = 2; }},
+      {"timing", "timing", [](SweepResults& r) { r.timing.repetitions = 7; }},
+      {"strategy", "strategy", [](SweepResults& r) { r.strategy = "halving"; }},
+      {"only", "only", [](SweepResults& r) { r.only = "h.yaml"; }},
+  };
+  for (const Mix& mix : mixes) {
+    INFO(mix.field);
+    SweepResults second = shard_sweep(whole, {2, 2});
+    mix.edit(second);
+    const std::vector<ShardFile> files = shard_files(dir, {shard_sweep(whole, {1, 2}), second});
+    const std::string message = merge_error(files);
+    const auto line = [&](const ShardFile& f) {
+      const std::string prefix = mix.key + ":";
+      std::size_t at = f.text.find("\n" + prefix);
+      return at == std::string::npos ? 1 : 2 + std::count(f.text.begin(), f.text.begin() + at, '\n');
+    };
+    CHECK(contains(message, fmt::format("{}:{}: {} is ", files[1].path, line(files[1]), mix.field)));
+    CHECK(contains(message, fmt::format("but {}:{} has ", files[0].path, line(files[0]))));
+  }
+}
+
+TEST_CASE("merge refuses a shard given twice, shards of different n, a file that is no shard, and a set with "
+          "shards missing unless partial is allowed",
+          "[shards]") {
+  const TempDir dir("merge-sets");
+  const SweepResults whole = readable_sweep();
+  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), shard_sweep(whole, {1, 2})})),
+                 "shard 1/2 is given twice"));
+  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), shard_sweep(whole, {2, 3})})),
+                 "shard 2/3, but"));
+  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), whole})),
+                 "2.yaml:1: no 'shard' field"));
+  const std::vector<ShardFile> partial = shard_files(dir, {shard_sweep(whole, {1, 3}), shard_sweep(whole, {3, 3})});
+  CHECK(merge_error(partial) == "shard(s) 2 of 3 are missing: merge every shard, or pass --allow-partial to merge "
+                                "what there is (its sweep.yaml then says which are missing)");
+  const SweepResults merged = merge_shards(partial, {.allow_partial = true});
+  CHECK(merged.missing_shards == std::vector<int>{2});
+  CHECK(merged.narrowed());
+  CHECK(parse_sweep_yaml(to_sweep_yaml(merged), "partial.yaml").missing_shards == std::vector<int>{2});
+  // Shards that overlap are no partition.
+  SweepResults overlapping = shard_sweep(whole, {2, 2});
+  overlapping.shapes[0].variants.push_back(shard_sweep(whole, {1, 2}).shapes[0].variants[0]);
+  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), overlapping})), "is also in"));
+}
+
+TEST_CASE("gate mode selects each choice's chosen variant and runner-up on the shape it rests on, and nothing else",
+          "[shards]") {
+  const TempDir dir("gate-selection");
+  const SweepResults whole = readable_sweep();
+  const Heuristics table = choose_heuristics(whole);
+  const fs::path file = dir.path() / "heuristics.yaml";
+  write_text(file, to_heuristics_yaml(table));
+  std::vector<Shape> shapes;
+  for (const ShapeResult& s : whole.shapes) shapes.push_back(s.shape);
+  const Selection selection = gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*");
+  std::set<ShapeVariant> expected;
+  for (const Choice& c : table.device.choices) {
+    expected.insert({c.shape, c.chosen.variant});
+    if (!c.runner_up.empty()) expected.insert({c.shape, c.runner_up});
+  }
+  REQUIRE(selection.pairs() != nullptr);
+  CHECK(*selection.pairs() == expected);
+  CHECK(expected.count({"sana", full(kAten)}) == 1);
+  CHECK_FALSE(selection.selects_any_of("untimed-4000"));  // no choice rests on it
+  // A table resting on a shape the sweep does not define is refused at that shape's line.
+  shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [](const Shape& s) { return s.name == "sana"; }),
+               shapes.end());
+  const std::string refused =
+      message_of([&] { gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*"); });
+  CHECK(refused.find(file.string() + ":") != std::string::npos);
+  CHECK(refused.find("rests on shape 'sana'") != std::string::npos);
+}
+
+TEST_CASE("the gate on a narrowed candidate compares what it selected: passes with the chosen variants, fails "
+          "without one",
+          "[shards]") {
+  const TempDir dir("gate-narrowed");
+  const SweepResults baseline = readable_sweep();
+  const Heuristics table = choose_heuristics(baseline);
+  const fs::path file = dir.path() / "heuristics.yaml";
+  write_text(file, to_heuristics_yaml(table));
+  std::vector<Shape> shapes;
+  for (const ShapeResult& s : baseline.shapes) shapes.push_back(s.shape);
+  SweepResults candidate = baseline;
+  drop_unselected(candidate.shapes, gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*"));
+  candidate.only = file.string();
+  GateOptions options;
+  for (const ShapeResult& s : baseline.shapes) {
+    if (const Choice* c = table.device.choice_for(s.shape.size, s.shape.rows())) options.chosen[s.shape.name] = c->chosen.variant;
+  }
+  const GateReport passed = compare_sweeps(baseline, candidate, options);
+  INFO(render_gate_table(passed));
+  CHECK(passed.passed());
+  CHECK(passed.outside_selection > 0);
+  CHECK(passed.count(GateChange::removed_variant) == 0);
+  CHECK(passed.count(GateChange::removed_shape) == 0);
+  CHECK(passed.count(GateChange::lost_exactness) == 0);
+  CHECK(passed.count(GateChange::within_noise) > 0);
+  CHECK(contains(gate_summary_line(passed), "pairs outside the candidate's selection"));
+  // The same candidate, not narrowed, is missing whole shapes.
+  SweepResults whole_claimed = candidate;
+  whole_claimed.only.clear();
+  CHECK_FALSE(compare_sweeps(baseline, whole_claimed, options).passed());
+  // Without sana's chosen variant it fails.
+  SweepResults missing = candidate;
+  for (ShapeResult& s : missing.shapes) {
+    if (s.shape.name == "sana") {
+      std::erase_if(s.variants, [&](const VariantResult& v) { return v.variant == options.chosen.at("sana"); });
+    }
+  }
+  const GateReport failed = compare_sweeps(baseline, missing, options);
+  CHECK_FALSE(failed.passed());
+  CHECK(failed.count(GateChange::chosen_removed) == 1);
+  // A shard is merged before it is gated.
+  SweepResults shard = candidate;
+  shard.shard = Shard{1, 2};
+  CHECK(message_of([&] { compare_sweeps(baseline, shard, options); }).find("merge its shards first") !=
+        std::string::npos);
+}
+
+TEST_CASE("the sweep says what is wrong with --shard and --devices in one line", "[shards][cli_messages]") {
+  for (const char* shard : {"3/2", "x"}) {
+    const CliResult r = run_cli(fmt::format("sweep --shard {} --variants 'w1_r1_*'", shard));
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output == fmt::format("exactune: error: --shard {}: must be i/n, whole numbers with 1 <= i <= n (e.g. 1/2 "
+                                  "and 2/2 are the two halves of a sweep)\n",
+                                  shard));
+  }
+  if (!why_no_gpu()) {
+    WARN("a GPU is visible: --devices would sweep on it; its message without a GPU is not checked here");
+    return;
+  }
+  const CliResult r = run_cli("sweep --devices all --variants 'w1_r1_*'");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(contains(r.output, "exactune: error: --devices: no usable GPU ("));
+}
+
+TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves that add up to the whole",
+          "[shards]") {
+  const TempDir dir("cpu-shards");
+  const fs::path shapes = dir.path() / "shapes.yaml";
+  write_text(shapes, "shapes:\n"
+                     "  - {name: s-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
+                     "  - {name: s-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
+  const std::string base =
+      fmt::format("sweep --cpu --rows 1 --shapes '{}' --variants 'w1_r1_predicated_v8_reload_rcp_late_*'", shapes.string());
+  const CliResult whole = run_cli(base);
+  INFO(whole.output);
+  REQUIRE(whole.exit_code == 0);
+  const CliResult first = run_cli(base + " --shard 1/2");
+  const CliResult second = run_cli(base + " --shard 2/2");
+  INFO(first.output << second.output);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(contains(first.output, " shard 1/2: "));
+  CHECK(verify_runs(first.output) > 0);
+  CHECK(verify_runs(second.output) > 0);
+  CHECK(verify_runs(first.output) + verify_runs(second.output) == verify_runs(whole.output));
+}

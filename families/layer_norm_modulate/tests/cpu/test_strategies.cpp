@@ -1,0 +1,270 @@
+// Search strategies (harness/strategies/): the registry's contract with a
+// plug-in registered the way any strategy is, exhaustive and successive halving
+// deciding on synthetic screens (no GPU, nothing timed), and what sweep.yaml
+// and summary.md record of a strategy's decisions: written, read back, and
+// absent from the format-3 files committed before strategies.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "catch.hpp"
+#include "choose/heuristics.hpp"
+#include "report/summary_report.hpp"
+#include "store/sweep_file.hpp"
+#include "strategies/builtin_strategies.hpp"
+#include "strategies/strategy_registry.hpp"
+#include "sweep_file_fixture.hpp"
+#include <exactune/error.hpp>
+
+using namespace exactune;
+
+namespace {
+
+// A plug-in as a user would write one: times fully only the variants whose name ends in "keep".
+class KeepSuffixed final : public SearchStrategy {
+ public:
+  std::string name() const override { return "test_keep_suffixed"; }
+  std::string description() const override { return "times only the variants named *keep (a test's plug-in)"; }
+  std::string settings() const override { return "suffix keep"; }
+  SearchDecision decide(const std::vector<std::string>& variants, const ScreenMeasure& screen,
+                        const SearchContext&) const override {
+    SearchDecision decision;
+    decision.rounds = 1;
+    for (const std::string& v : variants) {
+      if (v.ends_with("keep")) {
+        decision.fully_timed.push_back(v);
+      } else {
+        decision.cut.push_back({v, 1, *screen(v, 1, ScreenEffort{})});
+      }
+    }
+    return decision;
+  }
+};
+EXACTUNE_REGISTER_STRATEGY(KeepSuffixed);
+
+// A fake GPU: each variant's true figure, a screen spread, and every call it got.
+struct FakeScreens {
+  std::map<std::string, double> figure;
+  double spread = 0.01;
+  std::set<std::string> failing;
+  std::vector<std::tuple<std::string, int, ScreenEffort>> calls;
+
+  ScreenMeasure measure() {
+    return [this](const std::string& variant, int round, const ScreenEffort& effort) -> std::optional<Screen> {
+      calls.emplace_back(variant, round, effort);
+      if (failing.contains(variant)) return std::nullopt;
+      const double f = figure.at(variant);
+      return Screen{f, spread, {{TimingRegime::rotated, Timing{f, f * (1 - spread / 2), f * (1 + spread / 2), 3}}}};
+    };
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, f] : figure) out.push_back(name);
+    return out;
+  }
+};
+
+const SearchStrategy& halving() { return StrategyRegistry::instance().find("successive_halving"); }
+
+bool holds(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// Every variant given ends in exactly one of the decision's lists.
+void check_partition(const SearchDecision& d, const std::vector<std::string>& variants) {
+  std::multiset<std::string> seen(d.fully_timed.begin(), d.fully_timed.end());
+  for (const CutVariant& c : d.cut) seen.insert(c.variant);
+  seen.insert(d.screen_failed.begin(), d.screen_failed.end());
+  CHECK(seen == std::multiset<std::string>(variants.begin(), variants.end()));
+}
+
+}  // namespace
+
+TEST_CASE("a strategy registered through the registry is found by name, listed, and decides through its screens",
+          "[strategies]") {
+  const SearchStrategy& plugin = StrategyRegistry::instance().find("test_keep_suffixed");
+  CHECK(plugin.name() == "test_keep_suffixed");
+  CHECK(StrategyRegistry::instance().listing().find("test_keep_suffixed: times only the variants named *keep") !=
+        std::string::npos);
+  const std::vector<const SearchStrategy*> all = StrategyRegistry::instance().all();
+  REQUIRE(all.size() >= 3);
+  CHECK(all.front()->name() == StrategyRegistry::kDefault);  // the default first, for --help
+  FakeScreens screens;
+  screens.figure = {{"a_keep", 1.0}, {"b", 2.0}};
+  const SearchDecision d = plugin.decide(screens.names(), screens.measure(), {});
+  CHECK(d.fully_timed == std::vector<std::string>{"a_keep"});
+  REQUIRE(d.cut.size() == 1);
+  CHECK(d.cut[0].screen.figure == 2.0);
+}
+
+TEST_CASE("an unknown strategy is refused naming every known one; a name taken twice is refused", "[strategies]") {
+  try {
+    StrategyRegistry::instance().find("fastest");
+    FAIL("an unknown strategy was found");
+  } catch (const input_error& e) {
+    const std::string message = e.what();
+    CHECK(message.starts_with("--strategy 'fastest' is no search strategy; the strategies are: successive_halving: "));
+    CHECK(message.find("; exhaustive: time every exact variant fully") != std::string::npos);
+  }
+  CHECK_THROWS_AS(StrategyRegistry::instance().add(make_exhaustive_strategy()), error);
+}
+
+TEST_CASE("exhaustive times every exact variant fully and screens none", "[strategies]") {
+  FakeScreens screens;
+  for (int i = 0; i < 30; ++i) screens.figure[fmt::format("v{:02}", i)] = 10.0 + i;
+  const SearchDecision d =
+      StrategyRegistry::instance().find("exhaustive").decide(screens.names(), screens.measure(), {});
+  CHECK(d.fully_timed == screens.names());
+  CHECK(d.cut.empty());
+  CHECK(d.rounds == 0);
+  CHECK(screens.calls.empty());
+}
+
+TEST_CASE("successive halving keeps the best and every variant within noise of it, cuts clear losers, and stops",
+          "[strategies]") {
+  FakeScreens screens;
+  screens.figure = {{"best", 10.0}, {"tie_1pct", 10.1}, {"tie_2pct", 10.2}};
+  for (int i = 0; i < 61; ++i) screens.figure[fmt::format("slow{:02}", i)] = 11.0 + 0.25 * i;  // 10% slower and more
+  const std::vector<std::string> variants = screens.names();
+  const SearchDecision d = halving().decide(variants, screens.measure(), SearchContext{4});
+  check_partition(d, variants);
+  for (const char* kept : {"best", "tie_1pct", "tie_2pct"}) CHECK(holds(d.fully_timed, kept));
+  // 64 -> 32 -> 16 -> 8 -> 4 survivors: the fastest four, in four rounds, none more.
+  CHECK(d.rounds == 4);
+  CHECK(d.fully_timed == std::vector<std::string>{"best", "slow00", "tie_1pct", "tie_2pct"});
+  for (const CutVariant& c : d.cut) {
+    INFO(c.variant);
+    CHECK(c.screen.figure > 10.0 * 1.03);
+    CHECK(c.round >= 1);
+    CHECK(c.round <= d.rounds);
+  }
+  // Each round screens only the survivors of the one before, with twice the iterations.
+  std::map<int, int> screened_in_round;
+  for (const auto& [variant, round, effort] : screens.calls) {
+    ++screened_in_round[round];
+    CHECK(effort.repetitions == 3);
+    CHECK(effort.iterations == 1 << (round - 1));
+  }
+  CHECK(screened_in_round == std::map<int, int>{{1, 64}, {2, 32}, {3, 16}, {4, 8}});
+  // The same screens (a resumed sweep's, from its journal) make the same decision.
+  FakeScreens again = screens;
+  const SearchDecision replayed = halving().decide(variants, again.measure(), SearchContext{4});
+  CHECK(replayed.fully_timed == d.fully_timed);
+  CHECK(replayed.cut.size() == d.cut.size());
+}
+
+TEST_CASE("successive halving never cuts within the screens' own spread, and stops when a round cuts nothing",
+          "[strategies]") {
+  FakeScreens screens;
+  screens.spread = 0.25;  // screens this noisy tell 10 from 12 apart no better than a coin
+  for (int i = 0; i < 20; ++i) screens.figure[fmt::format("v{:02}", i)] = 10.0 + 0.1 * i;
+  screens.figure["clearly_slow"] = 20.0;
+  const SearchDecision d = halving().decide(screens.names(), screens.measure(), SearchContext{4});
+  check_partition(d, screens.names());
+  CHECK(d.rounds == 2);  // the second round, within noise throughout, cut nothing
+  REQUIRE(d.cut.size() == 1);
+  CHECK(d.cut[0].variant == "clearly_slow");
+  CHECK(d.fully_timed.size() == 20);
+}
+
+TEST_CASE("successive halving leaves the re-timing its contenders, screens none when few, and drops a failed screen",
+          "[strategies]") {
+  FakeScreens screens;
+  for (int i = 0; i < 40; ++i) screens.figure[fmt::format("v{:02}", i)] = 10.0 * (1 + 0.1 * i);
+  screens.failing = {"v00"};
+  const SearchDecision d = halving().decide(screens.names(), screens.measure(), SearchContext{7});
+  check_partition(d, screens.names());
+  CHECK(d.screen_failed == std::vector<std::string>{"v00"});
+  CHECK(d.fully_timed == std::vector<std::string>{"v01", "v02", "v03", "v04", "v05", "v06", "v07"});
+
+  FakeScreens few;
+  few.figure = {{"a", 1.0}, {"b", 5.0}, {"c", 9.0}, {"d", 20.0}};
+  const SearchDecision none = halving().decide(few.names(), few.measure(), SearchContext{4});
+  CHECK(none.fully_timed == few.names());
+  CHECK(few.calls.empty());
+}
+
+TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round and screen, and reads them back",
+          "[strategies][sweep_file]") {
+  using namespace heuristics_fixture;
+  SweepResults r = sweep_file_fixture::readable_sweep();
+  r.strategy = "successive_halving";
+  r.strategy_settings = halving().settings();
+  VariantResult* cut = nullptr;
+  for (VariantResult& v : r.shapes.at(0).variants) {
+    if (v.variant == full(kUntimed)) cut = &v;
+  }
+  REQUIRE(cut != nullptr);
+  cut->screened_out = ScreenedOut{2, {{TimingRegime::rotated, Timing{7.25, 7.0, 7.5, 3}},
+                                      {TimingRegime::cold, Timing{9.5, 9.0, 10.0, 3}}}};
+  const std::string text = to_sweep_yaml(r);
+  INFO(text);
+  CHECK(contains(text, "\nexactune_sweep: 4\n"));
+  CHECK(contains(text, "\nstrategy: {name: successive_halving, settings: \"screens of 3 samples"));
+  CHECK(contains(text, "        screened_out: {round: 2, rotated: {median: 7.25, min: 7.0, max: 7.5, samples: 3}, "
+                       "cold: {median: 9.5, min: 9.0, max: 10.0, samples: 3}}\n"));
+  const SweepResults read = parse_sweep_yaml(text, "s.yaml");
+  CHECK(read.strategy == r.strategy);
+  CHECK(read.strategy_settings == r.strategy_settings);
+  const VariantResult* back = read.shapes.at(0).find(full(kUntimed));
+  REQUIRE(back != nullptr);
+  REQUIRE(back->screened_out);
+  CHECK(back->screened_out->round == 2);
+  REQUIRE(back->screened_out->timings.size() == 2);
+  CHECK(back->screened_out->timings[1].first == TimingRegime::cold);
+  CHECK(back->screened_out->timings[1].second.median_us == 9.5);
+  CHECK(to_sweep_yaml(read) == text);
+
+  // The chooser, and summary.md, take a sweep with untimed exact variants; the summary says who chose and how many.
+  const std::string md = summary_markdown(read, choose_heuristics(read));
+  CHECK(contains(md, "Search strategy `successive_halving` (screens of 3 samples"));
+  CHECK(contains(md, "Exact variants timed fully, per shape: edge-37 3 of 4, sana 3 of 3, untimed-4000 0 of 2"));
+
+  // A screened-out variant is exact and untimed: one with timings is refused on its line.
+  const std::string timed_and_cut = [&] {
+    std::string t = text;
+    const std::string line = "        screened_out: {round: 2,";
+    const std::size_t at = t.find(line);
+    const std::size_t other = t.find("        rotated_median_us:");
+    REQUIRE(other < at);
+    // Move the screened_out line under the first variant, which has timings.
+    const std::size_t end = t.find('\n', at);
+    const std::string cut_line = t.substr(at, end - at + 1);
+    t.erase(at, end - at + 1);
+    t.insert(other, cut_line);
+    return t;
+  }();
+  try {
+    parse_sweep_yaml(timed_and_cut, "s.yaml");
+    FAIL("a timed variant marked screened out was read");
+  } catch (const input_error& e) {
+    CHECK(contains(e.what(), "screened_out: only an exact variant without timings is screened out"));
+    CHECK(std::string(e.what()).starts_with("s.yaml:"));
+  }
+}
+
+TEST_CASE("a committed format-3 sweep still reads and writes back the same, with no strategy, and its summary says none", "[strategies]") {
+  const std::filesystem::path committed =
+      std::filesystem::path(EXACTUNE_SOURCE_DIR) / "reports" / "nvidia-h200" / "layer_norm_modulate" / "sweep.yaml";
+  const std::string text = heuristics_fixture::read_text(committed);
+  REQUIRE(text.find("\nexactune_sweep: 3\n") != std::string::npos);
+  const SweepResults r = parse_sweep_yaml(text, committed.string());
+  CHECK(r.strategy.empty());
+  CHECK(to_sweep_yaml(r) == text);  // written as format 3 still: the committed reports regenerate byte for byte
+  for (const ShapeResult& s : r.shapes) {
+    for (const VariantResult& v : s.variants) CHECK_FALSE(v.screened_out);
+  }
+  // A format-3 file marking a variant screened out is refused: the key did not exist then.
+  std::string marked = text;
+  const std::size_t exact_line = marked.find("        exact: true\n");
+  REQUIRE(exact_line != std::string::npos);
+  marked.insert(exact_line, "        screened_out: {round: 1}\n");
+  CHECK_THROWS_AS(parse_sweep_yaml(marked, "old.yaml"), input_error);
+  CHECK_FALSE(heuristics_fixture::contains(summary_markdown(r, choose_heuristics(r)), "Search strategy"));
+}
