@@ -35,7 +35,12 @@
 // compare kernel), real atomic read-modify-writes since blocks run on several
 // OS threads at once.
 //
-// Not simulated: dynamic shared memory (extern __shared__), partial-warp masks,
+// Dynamic shared memory (extern __shared__) has no host form: a template that
+// takes it on the GPU declares a __shared__ array of its compile-time size
+// under `#if !defined(__CUDACC__)`, and the CPU backend ignores the launch's
+// dynamic byte count.
+//
+// Not simulated: partial-warp masks,
 // other atomics, warp votes, inter-block synchronisation, __launch_bounds__ checks.
 #pragma once
 

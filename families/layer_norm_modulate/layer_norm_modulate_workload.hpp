@@ -26,6 +26,14 @@ class LayerNormModulateWorkload : public Workload {
   std::int64_t row_length() const override { return problem_.hidden; }
   std::int64_t bytes_moved() const override;
 
+  // Where the chain's operands lie, for a workload that builds on this one (the
+  // token-major family writes x here with its copy and reads scale and shift).
+  struct Operands {
+    DeviceAddress x, scale, shift, out;
+    std::size_t x_bytes;
+  };
+  Operands operands() const { return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2}; }
+
   // The reference LayerNorm's statistics, for the cross-check against torch.
   std::vector<float> download_mean();
   std::vector<float> download_rstd();

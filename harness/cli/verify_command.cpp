@@ -74,8 +74,9 @@ void add_verify_command(CLI::App& app, Run& run) {
                       "build every variant with a deliberate fault (1: swapped mean-FMA operands, 2: a skipped bf16 "
                       "rounding, 3: reversed shuffle offsets, 4: one set of warp totals in a persistent grid, a race "
                       "that shows on the CPU under EXACTUNE_HOST_SCHEDULE=ahead, 5: chunks in the wrong lane group, "
-                      "6: folded counts off by one, 7: warp totals in the wrong slots), to see the verifier catch it")
-      ->check(CLI::Range(0, 7));
+                      "6: folded counts off by one, 7: warp totals in the wrong slots, 8: a token-major tile read "
+                      "with the wrong swizzle), to see the verifier catch it")
+      ->check(CLI::Range(0, 8));
   command->add_flag("!--no-table", options->table, "print only the summary line");
   command->callback([&run, options] {
     run = [options] {

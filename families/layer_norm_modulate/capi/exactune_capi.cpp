@@ -14,19 +14,11 @@
 #include <string>
 
 #include "capi/capi_arguments.hpp"
+#include "layer_norm_modulate/capi/modulate_problem_checks.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 
-namespace {
-
-using namespace exactune;
-
-// What the entries share once a problem has passed its checks: its shape and
-// the extent of the caller's buffers.
-struct CheckedProblem {
-  Shape shape;
-  std::int64_t x_elements = 0;
-};
+namespace exactune::modulate_capi {
 
 // Every check of exactune_problem, in the order a reader would make them: the
 // struct, the served size, the counts, eps, the rows a kernel counts, the
@@ -60,10 +52,9 @@ CheckedProblem check_problem(const CapiArguments& arguments, const exactune_prob
   return {modulate_shape("capi", p.batch, p.tokens, p.hidden, p.eps, modulation_rows), rows * p.hidden};
 }
 
-// A variant's loads of `vector_bytes` need the scale and shift rows to start
-// on such a boundary, as the workload would find after compiling every variant.
-void check_alignment(const CapiArguments& arguments, const exactune_problem& p, const Variant& variant) {
-  const int vector_elements = LayerNormModulateConfig::from(variant).vector_bytes / 2;
+void check_alignment(const CapiArguments& arguments, const exactune_problem& p, const Variant& variant,
+                     int vector_bytes) {
+  const int vector_elements = vector_bytes / 2;
   for (const auto& [name, value] : {std::pair{"scale_offset", p.scale_offset}, {"shift_offset", p.shift_offset},
                                     {"modulation_stride", p.modulation_stride}}) {
     if (value % vector_elements != 0) {
@@ -82,6 +73,13 @@ ModulateInputs inputs_of(const exactune_problem& p, const CheckedProblem& checke
   in.eps = static_cast<float>(p.eps);
   return in;
 }
+
+}  // namespace exactune::modulate_capi
+
+namespace {
+
+using namespace exactune;
+using namespace exactune::modulate_capi;
 
 template <class T>
 void copy_out(const std::vector<T>& from, T* to) {
@@ -134,7 +132,7 @@ int exactune_run_variant(const exactune_problem* problem, const char* variant_na
     const CapiArguments arguments("exactune_run_variant", family);
     const CheckedProblem checked = check_problem(arguments, problem);
     const Variant variant = arguments.require_variant(variant_name, problem->hidden);
-    check_alignment(arguments, *problem, variant);
+    check_alignment(arguments, *problem, variant, LayerNormModulateConfig::from(variant).vector_bytes);
     arguments.require_pointer(out, "out");
     const ModulateInputs inputs = inputs_of(*problem, checked);
     GpuSession& s = GpuSession::instance();

@@ -1,0 +1,116 @@
+// The token-major family's space and shapes: its copy variants are the
+// contiguous family's variants behind a copy, its tile variants respect the
+// shared-memory limit, and its input memory is torch's permuted layout.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "catch.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
+#include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"
+#include <exactune/family_registry.hpp>
+#include <exactune/shapes.hpp>
+#include <exactune/space.hpp>
+
+using namespace exactune;
+
+namespace {
+
+const KernelFamily& family() { return layer_norm_modulate_token_major_family(); }
+
+bool is_copy(const Variant& v) { return TokenMajorConfig::from(v).tile == false; }
+
+}  // namespace
+
+TEST_CASE("the family is registered and reads its default shapes", "[token_major_space]") {
+  CHECK(&FamilyRegistry::find("layer_norm_modulate_token_major") == &family());
+  const ShapeSet shapes = default_shapes(family());
+  REQUIRE(shapes.shapes.size() == 2);
+  CHECK(shapes.shapes[0].name == "sana-1024px-token-major");
+  CHECK(shapes.shapes[0].size == 2240);
+  CHECK(shapes.shapes[0].rows() == 2048);
+  CHECK(shapes.shapes[1].rows() == 37);
+}
+
+TEST_CASE("copy variants are the contiguous variants with the fixed levers, behind the copy", "[token_major_space]") {
+  for (int hidden : {2240, 3072, 72}) {
+    INFO("hidden " << hidden);
+    std::set<std::string> copies;
+    for (const Variant& v : valid_variants(family(), hidden)) {
+      if (!is_copy(v)) continue;
+      const Variant contiguous = TokenMajorConfig::from(v).contiguous_variant();
+      CHECK(layer_norm_modulate_family().exclusion(contiguous.params, hidden).empty());
+      CHECK(contiguous.name.find("_predicated_") != std::string::npos);
+      CHECK(contiguous.name.find("_registers_rcp_") != std::string::npos);
+      copies.insert(contiguous.name);
+      // The same kernel as the contiguous family's: one cache entry for both.
+      const CompileRequest ours = family().variant_request(v, hidden, "sm_90");
+      const CompileRequest theirs = layer_norm_modulate_family().variant_request(contiguous, hidden, "sm_90");
+      CHECK(ours.main_file == theirs.main_file);
+      CHECK(ours.name_expression == theirs.name_expression);
+    }
+    std::set<std::string> expected;
+    for (const Variant& v : valid_variants(layer_norm_modulate_family(), hidden)) {
+      const bool fixed_levers = v.param("tail") == "predicated" && v.param("pass2") == "registers" &&
+                                v.param("counts") == "rcp" && v.param("elementwise") == "bf16x2" &&
+                                v.param("num_warps") != "1";
+      if (fixed_levers) expected.insert(v.name);
+    }
+    CHECK(copies == expected);
+  }
+}
+
+TEST_CASE("tile variants are refused where their tile would not fit in a CTA's shared memory", "[token_major_space]") {
+  const std::vector<Candidate> at_8192 = enumerate_space(family(), 8192);
+  std::size_t tile32 = 0;
+  for (const Candidate& c : at_8192) {
+    const TokenMajorConfig config = TokenMajorConfig::from(c.variant);
+    if (!config.tile || config.tile_tokens != 32) continue;
+    ++tile32;
+    CHECK(!c.valid());
+  }
+  CHECK(tile32 > 0);
+  const TokenMajorConfig swizzled = TokenMajorConfig::decode({{"read", "tile"}, {"num_warps", "4"},
+                                                                {"rows_per_cta", "1"}, {"vector_bytes", "8"},
+                                                                {"modulation", "late"}, {"grid", "full"},
+                                                                {"tile_tokens", "16"}, {"tile_layout", "swizzled"},
+                                                                {"token_bytes", "8"}});
+  // Rows rounded up to whole groups of eight 16-byte units: 2240 -> 2240, 72 -> 128.
+  CHECK(swizzled.tile_bytes(2240) == 16 * 2240 * 2);
+  CHECK(swizzled.tile_bytes(72) == 16 * 128 * 2);
+  const LaunchGeometry g = swizzled.tile_geometry(2, 37, 2240);
+  CHECK(g.grid.x == 2 * 3);
+  CHECK(g.block.x == 128);
+  CHECK(g.dynamic_shared_bytes == 16 * 2240 * 2);
+}
+
+TEST_CASE("the global default is aten's own path and valid at every hidden size served", "[token_major_space]") {
+  const Configuration d = family().global_default();
+  CHECK(d.variant == "copy_w4_r1_v8_late_full");
+  for (int hidden = 4; hidden <= 8192; hidden += 4) {
+    INFO("hidden " << hidden);
+    REQUIRE(family().exclusion(d.params, hidden).empty());
+  }
+}
+
+TEST_CASE("variant names are unique and name every axis value that differs", "[token_major_space]") {
+  const std::vector<Candidate> all = enumerate_space(family(), 2240);
+  std::set<std::string> names;
+  for (const Candidate& c : all) names.insert(c.variant.name);
+  CHECK(names.size() == all.size());
+  CHECK(names.count("tile16_swizzled_n8_w4_r1_v8_late") == 1);
+}
+
+TEST_CASE("the input memory is torch's y.permute(0, 2, 1) of a contiguous (B, C, N) y", "[token_major_space]") {
+  // logical[b][n][c] = 100 b + 10 n + c for B = 2, N = 3, C = 4.
+  std::vector<std::uint16_t> logical;
+  for (int b = 0; b < 2; ++b)
+    for (int n = 0; n < 3; ++n)
+      for (int c = 0; c < 4; ++c) logical.push_back(static_cast<std::uint16_t>(100 * b + 10 * n + c));
+  const std::vector<std::uint16_t> memory = transpose_batches(logical, 2, 3, 4);
+  for (int b = 0; b < 2; ++b)
+    for (int c = 0; c < 4; ++c)
+      for (int n = 0; n < 3; ++n) CHECK(memory[b * 12 + c * 3 + n] == 100 * b + 10 * n + c);
+  CHECK(transpose_batches(memory, 2, 4, 3) == logical);
+}
