@@ -153,6 +153,12 @@ struct FamilyServer::State {
     LoadedVariant& loaded_variant = load(d, request.device, *it, request.size);
     const ResidentCtas ctas = [&](unsigned threads) { return resident_ctas(loaded_variant, d, threads); };
     const PlannedLaunch planned = geometry(*it, request, ctas);
+    if (planned.geometry.dynamic_shared_bytes > 0) {
+      // Past 48 KiB a kernel must be allowed its dynamic shared memory first.
+      check(cuda_driver().cuFuncSetAttribute(loaded_variant.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             static_cast<int>(planned.geometry.dynamic_shared_bytes)),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    }
     auto plan = std::make_unique<LaunchPlan>(LaunchPlan{loaded_variant.function, d.context, planned.geometry,
                                                         planned.family_flags, it->name,
                                                         std::string(step_name(candidate.step))});
@@ -194,6 +200,10 @@ ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) 
 }
 
 CUresult FamilyServer::launch(const LaunchPlan& plan, CUstream stream, void** args) {
+  return launch(plan, plan.geometry.grid, stream, args);
+}
+
+CUresult FamilyServer::launch(const LaunchPlan& plan, Dim3 grid, CUstream stream, void** args) {
   const CudaDriver& driver = cuda_driver();
   CUcontext current = nullptr;
   if (const CUresult r = driver.cuCtxGetCurrent(&current); r != CUDA_SUCCESS) return r;
@@ -201,7 +211,7 @@ CUresult FamilyServer::launch(const LaunchPlan& plan, CUstream stream, void** ar
     if (const CUresult r = driver.cuCtxSetCurrent(plan.context); r != CUDA_SUCCESS) return r;
   }
   const LaunchGeometry& g = plan.geometry;
-  return driver.cuLaunchKernel(plan.function, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z,
+  return driver.cuLaunchKernel(plan.function, grid.x, grid.y, grid.z, g.block.x, g.block.y, g.block.z,
                                g.dynamic_shared_bytes, stream, args, nullptr);
 }
 

@@ -81,6 +81,9 @@ class FamilyServer {
   // Queues the plan on `stream` (args as cuLaunchKernel takes them), with the
   // plan's context current on this thread. No allocation, no synchronisation.
   static CUresult launch(const LaunchPlan& plan, CUstream stream, void** args);
+  // The same with the caller's grid: for a family whose grid depends on more
+  // of the problem than the request's rows (a tile per batch element).
+  static CUresult launch(const LaunchPlan& plan, Dim3 grid, CUstream stream, void** args);
 
  private:
   struct State;

@@ -470,3 +470,221 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 }
 
 }  // namespace exactune_heuristics::qk_head_layer_norm
+
+// The launch configuration of the fused kernel layer_norm_modulate_token_major: LayerNorm (no
+// affine) + adaLN modulate of a token-major x ((B, N, C) stored as (B, C, N), Sana's layout), bf16,
+// bit-exact with torch 2.11's x.contiguous() and eager chain. Chosen by exactune among the variants
+// proven bit-exact, from timings on NVIDIA H200 (sm_90, 132 SMs). Self-contained C++17, for C++ and
+// the host side of CUDA code; each family has a namespace of its own, so that several can be
+// included together.
+//
+// Use: exactune_heuristics::layer_norm_modulate_token_major::select(device_name, cc_major,
+// cc_minor, sm_count, hidden, rows, alignment), where device_name is the GPU's name as the CUDA
+// driver reports it (nullptr or "" when unknown), hidden the size the variants are specialised for,
+// rows the number of rows of hidden elements one call processes and alignment that of the call's
+// data (below). It finds the device by rule 1 and answers by the first of rules 2 to 4 that
+// applies:
+// 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
+// the first, in the order listed, with the GPU's compute capability and SM count; else the first
+// with its compute capability; else none.
+// 2. On a device found by its name or by its compute capability and SM count, at a size of its
+// table (hidden): the bucket that holds the row count. A size's buckets ascend by max_rows; the
+// last has none and holds every larger count.
+// 3. On a device found (at a size without a table, by its compute capability alone, or where rule 2
+// did not answer): that device's default.
+// 4. No device, or rules 2 and 3 did not answer: the global default, copy_w4_r1_v8_late_full,
+// aten's own path: x.contiguous() by a transpose copy, then aten's launch shape (4 warps, one row
+// per CTA, 8-byte loads), valid for every hidden % 4 == 0.
+// Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
+// vector_bytes is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned
+// rows), the same configuration with vector_bytes 8; and only where that configuration was verified
+// bit-exact at the hidden (the verified list: a tuned choice at its own hidden, exact in its sweep;
+// a default or narrowed form at the hiddens of exactune verify-defaults' record). Where it was not,
+// the next rule answers.
+// 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
+// variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
+// two (at most 16) that divides every input and output address and row stride in bytes; below 8,
+// the framework's own kernel is not the one these variants reproduce.
+
+namespace exactune_heuristics::layer_norm_modulate_token_major {
+
+// how x reaches the kernel: made contiguous by a transpose copy, then a contiguous variant (copy,
+// what aten and serving frameworks do), or read in place, a tile of tokens at a time, transposed in
+// shared memory (tile)
+enum class Read { copy, tile };
+// when scale and shift are loaded: with each row's pass 2 (late), or before the row's pass 1 and
+// held (early; a tile's rows share them, so once per CTA)
+enum class Modulation { late, early };
+// copy variants: one CTA per group of rows (full) or a persistent grid; tile variants: one CTA per
+// tile (full)
+enum class Grid { full, persistent };
+// tile variants: shared-memory rows padded by one packet (padded), or rows whose 16-byte units are
+// permuted by an XOR of the token so that one store's tokens fall in different banks (swizzled)
+enum class TileLayout { padded, swizzled };
+
+// One variant of the kernel: a value per axis, and exactune's name for it.
+struct LaunchConfig {
+  Read read;
+  int num_warps;  // warps per CTA
+  int rows_per_cta;  // rows a CTA normalises at once (copy: rows per CTA)
+  int vector_bytes;  // bytes per load and store of a row (4 or 8 bf16)
+  Modulation modulation;
+  Grid grid;
+  int tile_tokens;  // tile variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make more, smaller CTAs)
+  TileLayout tile_layout;
+  int token_bytes;  // tile variants: bytes per load along N (2, 4 or 8 tokens); partial or misaligned runs are read a token at a time
+  const char* variant;
+};
+
+// One bucket of one GPU's table: at `hidden`, rows up to max_rows (-1: no bound).
+struct Entry {
+  const char* device_name;  // as the CUDA driver names the GPU
+  int cc_major;
+  int cc_minor;
+  int sm_count;
+  int hidden;
+  long long max_rows;
+  LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
+};
+
+// A GPU's default: for its sizes without a table, and for other GPUs of its
+// architecture.
+struct ArchDefault {
+  const char* device_name;
+  int cc_major;
+  int cc_minor;
+  int sm_count;  // of the GPU it was measured on
+  LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
+};
+
+// A variant proven bit-exact at `hidden` = first, first + step, ..., last.
+struct VerifiedSizes {
+  const char* variant;
+  int first;
+  int last;
+  int step;
+};
+
+// Every device's buckets, device by device.
+inline constexpr Entry kTable[] = {
+    // NVIDIA H200 (sm_90, 132 SMs)
+    // hidden 2240, rows <= 275: 4.162 us on edge-37tok-d2240-token-major; runner-up
+    // copy_w4_r1_v8_early_full +3.29%
+    {"NVIDIA H200", 9, 0, 132, 2240, 275, {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"},
+     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"}},
+    // hidden 2240, rows > 275: 11.655 us on sana-1024px-token-major; runner-up
+    // tile8_padded_n8_w16_r8_v8_late +0.67%
+    {"NVIDIA H200", 9, 0, 132, 2240, -1, {Read::tile, 8, 8, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 16, "tile8_padded_n16_w8_r8_v8_late"},
+     {Read::tile, 8, 8, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 16, "tile8_padded_n16_w8_r8_v8_late"}},
+};
+
+// The configuration chosen most often on each device, in the order rule 1 tries them.
+inline constexpr ArchDefault kArchDefaults[] = {
+    // NVIDIA H200 (sm_90, 132 SMs)
+    {"NVIDIA H200", 9, 0, 132,
+     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"},
+     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"}},
+};
+
+// Rule 4, the global default: aten's own path: x.contiguous() by a transpose copy, then aten's
+// launch shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
+inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 4, "copy_w4_r1_v8_late_full"};
+// Every (variant, hidden) proven bit-exact: the only configurations select() returns, each at these
+// sizes alone.
+inline constexpr VerifiedSizes kVerified[] = {
+    // exact in the sweep on NVIDIA H200
+    {"copy_w4_r1_v8_early_persistent", 2240, 2240, 1},
+    {"tile8_padded_n16_w8_r8_v8_late", 2240, 2240, 1},
+    // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
+    // 5)
+    {"copy_w4_r1_v8_late_full", 4, 8192, 4},
+    {"copy_w4_r1_v8_early_persistent", 4, 4096, 4},
+};
+
+// What select() answers where no verified configuration applies: no configuration, run the framework's
+// chain.
+inline constexpr LaunchConfig kEagerPath{};
+constexpr bool runs_eager(const LaunchConfig& c) { return c.variant == nullptr; }
+
+// Whether two device names are the same text; a null name equals none.
+constexpr bool same_name(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// The device select() answers from (none: nullptr), and whether its table
+// applies: found by name or by compute capability and SM count, not by
+// compute capability alone.
+struct FoundDevice {
+  const ArchDefault* device;
+  bool table_applies;
+};
+
+constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_minor, int sm_count) {
+  for (const ArchDefault& d : kArchDefaults) {
+    if (same_name(d.device_name, device_name)) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor && d.sm_count == sm_count) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor) return {&d, false};
+  }
+  return {nullptr, false};
+}
+
+// Whether `c` was proven bit-exact at this hidden.
+constexpr bool verified(const LaunchConfig& c, int hidden) {
+  for (const VerifiedSizes& v : kVerified) {
+    if (same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last && (hidden - v.first) % v.step == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the size and the data let `c` run: none of the narrowing conditions holds for it.
+constexpr bool fits(const LaunchConfig& c, int hidden, int alignment) {
+  if (c.vector_bytes == 16 && (hidden % 8 != 0 || alignment % 16 != 0)) return false;
+  return true;
+}
+
+// A choice (a bucket or a device default) narrowed for the problem, where that
+// configuration was verified at the hidden; else its narrowed forms, where they fit and were verified; else
+// kEagerPath: see the rules above.
+template <class Choice>
+constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment) {
+  if (fits(c.config, hidden, alignment) && verified(c.config, hidden)) return c.config;
+  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden)) return c.config_vector_bytes_8;
+  return kEagerPath;
+}
+
+// The launch configuration, or kEagerPath (runs_eager): run the framework's chain.
+constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int hidden,
+                              long long rows, int alignment) {
+  if (alignment % 8 != 0) return kEagerPath;  // 5.
+  const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
+  if (found.device != nullptr) {
+    const ArchDefault& d = *found.device;
+    for (const Entry& e : kTable) {  // 2.
+      const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
+      if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
+        const LaunchConfig c = answer(e, hidden, alignment);
+        if (!runs_eager(c)) return c;
+        break;
+      }
+    }
+    const LaunchConfig c = answer(d, hidden, alignment);  // 3.
+    if (!runs_eager(c)) return c;
+  }
+  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden)) return kGlobalDefault;  // 4.
+  return kEagerPath;  // 5.
+}
+
+}  // namespace exactune_heuristics::layer_norm_modulate_token_major

@@ -25,6 +25,7 @@
 
 #include <exactune/exactness_gate.hpp>
 #include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
+#include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
 #include "qk_head_layer_norm/runtime/exactune_qk_head_layer_norm.h"
 
 namespace {
@@ -150,6 +151,14 @@ std::optional<std::int64_t> modulation_row_stride(const at::Tensor& t, const at:
   return t.size(0) == 1 ? 0 : t.stride(0);
 }
 
+thread_local bool last_modulate_entry_was_token_major = false;
+
+// The variant the op's last fused launch on this thread ran, from the entry it called.
+const char* last_modulate_variant() {
+  return last_modulate_entry_was_token_major ? exactune_layer_norm_modulate_token_major_last_variant()
+                                             : exactune_layer_norm_modulate_last_variant();
+}
+
 std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
                                                     const at::Tensor& shift, double eps) {
   if (x.dim() != 3 || x.scalar_type() != at::kBFloat16) return std::nullopt;
@@ -171,9 +180,15 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
   args.scale_row_stride = *scale_stride;
   args.shift_row_stride = *shift_stride;
   args.eps = eps;
-  const int status = exactune_layer_norm_modulate(&args);
+  // A token-major x (Sana's (B, C, N) memory seen as (B, N, C)) goes to the
+  // family that reads it in place; any other layout to the contiguous one,
+  // which serves it only when contiguous.
+  const bool token_major = x.size(1) > 1 && x.size(2) > 1 && x.stride(2) == x.size(1) && x.stride(1) == 1;
+  const int status =
+      token_major ? exactune_layer_norm_modulate_token_major(&args) : exactune_layer_norm_modulate(&args);
   if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
   if (status != EXACTUNE_OK) throw std::runtime_error(exactune_runtime_last_error());
+  last_modulate_entry_was_token_major = token_major;
   return out;
 }
 
@@ -188,7 +203,7 @@ at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale
       signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps); },
       [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
       [](const at::Tensor& fused, const at::Tensor& eager) {
-        return first_mismatch(fused, eager, "layer_norm_modulate", exactune_layer_norm_modulate_last_variant());
+        return first_mismatch(fused, eager, "layer_norm_modulate", last_modulate_variant());
       },
       [](const std::string& why) { warn_closed("layer_norm_modulate", why); });
 }
@@ -284,7 +299,7 @@ bool gate_reset(const std::string& op) {
 // the tables' fallback chain that chose it.
 std::string last_variant(const std::string& op) {
   gate_named(op);
-  return op == "layer_norm_modulate" ? exactune_layer_norm_modulate_last_variant()
+  return op == "layer_norm_modulate" ? last_modulate_variant()
                                      : exactune_qk_head_layer_norm_last_variant();
 }
 

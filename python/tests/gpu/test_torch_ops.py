@@ -114,7 +114,7 @@ def test_unserved_inputs_run_eager_without_raising():
         "misaligned x": (misaligned, scale, shift),
         "odd scale offset": (x, projection[:, 1:d + 1], shift),
         "non-contiguous x": (x.transpose(0, 1).contiguous().transpose(0, 1), scale, shift),
-        "transposed x": (x.transpose(1, 2).contiguous().transpose(1, 2), scale, shift),
+        "x with tokens strided by 2": (x[:, ::2], scale, shift),
     }
     for hidden in (62, 8196):
         xx, pp = inputs(1, 9, hidden)
@@ -123,6 +123,35 @@ def test_unserved_inputs_run_eager_without_raising():
         out = et.layer_norm_modulate(xx, sc, sh, 1e-6)
         assert same_bits(out, eager_modulate(xx, sc, sh, 1e-6)), name
     assert et.gate_status() == {"enabled": True, "verified": 0, "disabled_because": ""}
+
+
+def token_major(x):
+    """x's values as Sana holds them: y.permute(0, 2, 1) of a contiguous (B, D, S) y."""
+    return x.transpose(1, 2).contiguous().transpose(1, 2)
+
+
+@pytest.mark.parametrize("shape", default_shapes("layer_norm_modulate_token_major"), ids=lambda s: s["name"])
+def test_token_major_x_is_read_in_place_where_the_tables_choose_a_tile(shape):
+    """Bit-exact on every token-major default shape; fused by a tile variant, or (where the tables chose to copy x
+    first, or the GPU has no table) the eager chain. On the H200, whose table chose a tile for Sana's shape, fused."""
+    b, s, d, k = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"]
+    for amplitude in (1.0, 1e-3, 30.0):
+        x, projection = inputs(b, s, d, chunks=k, amplitude=amplitude)
+        x = token_major(x)
+        assert x.stride() == (s * d, 1, s)
+        shift, scale = projection[:, :d], projection[:, d:2 * d]
+        before = et.gate_status()
+        out = et.layer_norm_modulate(x, scale, shift, shape["eps"])
+        after = et.gate_status()
+        assert after["enabled"], after
+        assert out.is_contiguous()
+        assert same_bits(out, eager_modulate(x, scale, shift, shape["eps"]))
+        fused = after["verified"] == before["verified"] + 1
+        if fused:
+            assert et.last_variant().startswith("tile"), et.last_variant()
+        if shape["tokens"] >= 1024 and "H200" in torch.cuda.get_device_name():
+            assert fused, "the H200 table's tile variant did not run: " + json.dumps(after)
+        et.reset_gate()
 
 
 def test_cuda_graph_capture_and_replay():

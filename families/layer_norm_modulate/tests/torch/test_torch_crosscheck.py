@@ -14,23 +14,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from modulate_problem import Problem, bits16, check, mismatch_report
+
 EMBEDDING_ROWS = 6  # adaLN: scale and shift are chunks of a (B, 6, D) embedding
 SHIFT_ROW, SCALE_ROW = 0, 1
-
-
-class Problem(ctypes.Structure):
-    _fields_ = [
-        ("x", ctypes.c_void_p),
-        ("embedding", ctypes.c_void_p),
-        ("embedding_elements", ctypes.c_int64),
-        ("scale_offset", ctypes.c_int64),
-        ("shift_offset", ctypes.c_int64),
-        ("modulation_stride", ctypes.c_int64),
-        ("batch", ctypes.c_int32),
-        ("tokens", ctypes.c_int32),
-        ("hidden", ctypes.c_int32),
-        ("eps", ctypes.c_double),
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +39,6 @@ def capi():
     for f in (lib.exactune_describe_gpu, lib.exactune_reference, lib.exactune_list_variants, lib.exactune_run_variant):
         f.restype = ctypes.c_int
     return lib
-
-
-def check(lib, status):
-    if status != 0:
-        raise RuntimeError(lib.exactune_last_error().decode())
-
-
-def bits16(t):
-    return t.detach().contiguous().cpu().view(torch.int16).numpy().view(np.uint16).reshape(-1)
 
 
 def bits32(t):
@@ -120,15 +98,6 @@ def variants(lib, hidden):
     buf = ctypes.create_string_buffer(1 << 16)
     check(lib, lib.exactune_list_variants(hidden, buf, len(buf)))
     return buf.value.decode().split()
-
-
-def mismatch_report(expected, actual, hidden, what):
-    bad = np.nonzero(expected != actual)[0]
-    if bad.size == 0:
-        return None
-    i = bad[0]
-    return (f"{what}: {bad.size} of {expected.size} differ; first at row {i // hidden}, column {i % hidden}: "
-            f"torch 0x{expected[i]:04x}, exactune 0x{actual[i]:04x}")
 
 
 DEFAULT_SHAPES = [  # (batch, tokens, hidden, eps): families/layer_norm_modulate/shapes.yaml

@@ -9,29 +9,19 @@ EXACTUNE_CAPI), must reproduce its output bits.
 """
 import ctypes
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "layer_norm_modulate" / "tests" / "torch"))
+from modulate_problem import Problem, bits16, check, mismatch_report  # noqa: E402
+
 EMBEDDING_ROWS = 6
 SHIFT_ROW, SCALE_ROW = 0, 1
-
-
-class Problem(ctypes.Structure):  # exactune_problem (layer_norm_modulate/capi/exactune_capi.h)
-    _fields_ = [
-        ("x", ctypes.c_void_p),
-        ("embedding", ctypes.c_void_p),
-        ("embedding_elements", ctypes.c_int64),
-        ("scale_offset", ctypes.c_int64),
-        ("shift_offset", ctypes.c_int64),
-        ("modulation_stride", ctypes.c_int64),
-        ("batch", ctypes.c_int32),
-        ("tokens", ctypes.c_int32),
-        ("hidden", ctypes.c_int32),
-        ("eps", ctypes.c_double),
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +42,6 @@ def capi():
               lib.exactune_token_major_run_variant):
         f.restype = ctypes.c_int
     return lib
-
-
-def check(lib, status):
-    if status != 0:
-        raise RuntimeError(lib.exactune_last_error().decode())
-
-
-def bits16(t):
-    return t.detach().contiguous().cpu().view(torch.int16).numpy().view(np.uint16).reshape(-1)
 
 
 def make_inputs(batch, tokens, hidden, amplitude, offset, seed):
@@ -114,37 +95,41 @@ def variants(lib, hidden):
     return buf.value.decode().split()
 
 
-def mismatch_report(expected, actual, hidden, what):
-    bad = np.nonzero(expected != actual)[0]
-    if bad.size == 0:
-        return None
-    i = bad[0]
-    return (f"{what}: {bad.size} of {expected.size} differ; first at row {i // hidden}, column {i % hidden}: "
-            f"torch 0x{expected[i]:04x}, exactune 0x{actual[i]:04x}")
-
-
 # families/layer_norm_modulate_token_major/shapes.yaml, then whole tiles of
 # every size at an odd hidden size, and tokens that leave every run misaligned.
 SHAPES = [(2, 1024, 2240), (1, 37, 2240), (2, 64, 72), (2, 37, 1000)]
-CASES = [(1.0, 0.0, 1e-6), (1.0, 100.0, 1e-6), (1e-4, 0.0, 1e-5), (100.0, 0.0, 1e-6)]  # (amplitude, offset, eps)
+CASES = [(1.0, 100.0, 1e-6), (1.0, 0.0, 1e-6), (1e-4, 0.0, 1e-5), (100.0, 0.0, 1e-6)]  # (amplitude, offset, eps)
+# A run of every variant through the C ABI costs about 0.1 s on the H200 (a
+# whole workload per call): every variant runs in the first case (the offset
+# that exposes order), the reference in every case; on the two shapes at
+# Sana's hidden size, one variant of each tile size, layout and run width, the
+# copy baseline and the H200 table's choice stand for the rest (ci/gpu.sh's
+# verify stage runs all of them against the reference, which is checked here).
+def sampled(name):
+    return name.endswith("_w4_r1_v8_late") or name in (
+        "copy_w4_r1_v8_late_full", "tile8_padded_n16_w8_r8_v8_late", "copy_w4_r1_v8_early_persistent")
 
 
 def params():
     for batch, tokens, hidden in SHAPES:
-        # Sana's shape (9 MB a call, every variant) with the case that exposes order only.
-        for amplitude, offset, eps in CASES if tokens * hidden < 1 << 20 else CASES[1:2]:
-            yield pytest.param(batch, tokens, hidden, amplitude, offset, eps,
+        for number, (amplitude, offset, eps) in enumerate(CASES):
+            yield pytest.param(batch, tokens, hidden, amplitude, offset, eps, number == 0,
                                id=f"B{batch}_N{tokens}_C{hidden}_o{offset:g}_a{amplitude:g}_e{eps:g}")
 
 
-@pytest.mark.parametrize("batch,tokens,hidden,amplitude,offset,eps", list(params()))
-def test_reference_and_every_variant_match_torch_on_permuted_x(capi, batch, tokens, hidden, amplitude, offset, eps):
+@pytest.mark.parametrize("batch,tokens,hidden,amplitude,offset,eps,with_variants", list(params()))
+def test_reference_and_variants_match_torch_on_permuted_x(capi, batch, tokens, hidden, amplitude, offset, eps,
+                                                          with_variants):
     y, x, emb = make_inputs(batch, tokens, hidden, amplitude, offset, seed=hidden * 1000 + tokens)
     expected = torch_chain(x, emb, eps)
     run = Run(y, emb, eps)
     reference = mismatch_report(expected, run.reference(capi), hidden, "reference")
     assert reference is None, reference
+    if not with_variants:
+        return
     names = variants(capi, hidden)
+    if hidden == 2240:
+        names = [n for n in names if sampled(n)]
     assert any(n.startswith("tile") for n in names) and any(n.startswith("copy") for n in names)
     failures = [r for r in (mismatch_report(expected, run.variant(capi, n), hidden, n) for n in names) if r]
     assert not failures, f"{len(failures)} of {len(names)} variants differ from torch:\n" + "\n".join(failures)
