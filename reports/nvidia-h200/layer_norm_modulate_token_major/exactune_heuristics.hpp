@@ -127,6 +127,10 @@ inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
     {"copy_w4_r1_v8_early_persistent", 2240, 2240, 1},
     {"tile8_padded_n16_w8_r8_v8_late", 2240, 2240, 1},
+    // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
+    // 5)
+    {"copy_w4_r1_v8_late_full", 4, 8192, 4},
+    {"copy_w4_r1_v8_early_persistent", 4, 4096, 4},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
