@@ -83,19 +83,23 @@ void LayerNormModulateWorkload::launch_variant(const LoadedKernel& kernel, const
   const std::string why = fmt::format("variant {} loads {} bytes at a time", variant.name, c.vector_bytes);
   require_aligned(x_at_, 8, "x", "aten's vectorized LayerNorm would not run on it");
   require_aligned(out_.address(), 8, "the output", "aten's vectorized LayerNorm would not run on it");
-  for (auto [address, what] : {std::pair{x_at_, "x"}, {out_.address(), "the output"}, {scale_, "scale"},
-                               {shift_, "shift"}}) {
-    require_aligned(address, c.vector_bytes, what, why);
-  }
-  if ((problem_.modulation_stride * 2) % c.vector_bytes != 0) {
-    throw input_error(fmt::format("the scale/shift row stride of {} elements breaks {}-byte alignment: {}",
-                                  problem_.modulation_stride, c.vector_bytes, why));
-  }
+  require_aligned(x_at_, c.vector_bytes, "x", why);
+  require_row_operands_aligned(c.vector_bytes, why);
   const std::int64_t rows = shape_.rows();
   const LaunchGeometry g =
       c.geometry(rows, [&](unsigned block_threads) { return backend_.resident_ctas(kernel, block_threads); });
   launch_kernel(backend_, kernel, g.grid, g.block, x_at_, scale_, shift_, out_.address(), static_cast<int>(rows),
                 problem_.tokens, static_cast<long long>(problem_.modulation_stride), eps_);
+}
+
+void LayerNormModulateWorkload::require_row_operands_aligned(unsigned vector_bytes, const std::string& why) const {
+  for (auto [address, what] : {std::pair{out_.address(), "the output"}, {scale_, "scale"}, {shift_, "shift"}}) {
+    require_aligned(address, vector_bytes, what, why);
+  }
+  if ((problem_.modulation_stride * 2) % vector_bytes != 0) {
+    throw input_error(fmt::format("the scale/shift row stride of {} elements breaks {}-byte alignment: {}",
+                                  problem_.modulation_stride, vector_bytes, why));
+  }
 }
 
 void LayerNormModulateWorkload::launch_copy() {

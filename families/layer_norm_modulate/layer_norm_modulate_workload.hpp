@@ -2,6 +2,7 @@
 // LayerNorm + three eager elementwise kernels), variant and copy launches.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate_inputs.hpp"
@@ -32,6 +33,10 @@ class LayerNormModulateWorkload : public Workload {
     DeviceAddress x, scale, shift, out;
     std::size_t x_bytes;
   };
+  // Throws exactune::input_error, naming the operand and `why`, unless the
+  // output, scale, shift and their row stride take loads of `vector_bytes`.
+  void require_row_operands_aligned(unsigned vector_bytes, const std::string& why) const;
+
   Operands operands() const { return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2}; }
 
   // The reference LayerNorm's statistics, for the cross-check against torch.

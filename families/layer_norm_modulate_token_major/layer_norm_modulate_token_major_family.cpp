@@ -233,9 +233,12 @@ std::int64_t TokenMajorConfig::tile_bytes(int hidden) const {
   return 2 * tile_tokens * row_stride;
 }
 
+unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int tile_tokens) {
+  return static_cast<unsigned>((tokens + tile_tokens - 1) / tile_tokens * batch);
+}
+
 LaunchGeometry TokenMajorConfig::tile_geometry(int batch, int tokens, int hidden) const {
-  const unsigned tiles = static_cast<unsigned>((tokens + tile_tokens - 1) / tile_tokens);
-  return LaunchGeometry{Dim3{tiles * static_cast<unsigned>(batch), 1, 1}, Dim3{32u * num_warps, 1, 1},
+  return LaunchGeometry{Dim3{token_tile_ctas(batch, tokens, tile_tokens), 1, 1}, Dim3{32u * num_warps, 1, 1},
                         static_cast<unsigned>(tile_bytes(hidden))};
 }
 

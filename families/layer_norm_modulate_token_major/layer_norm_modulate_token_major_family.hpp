@@ -42,6 +42,10 @@ struct TokenMajorConfig {
   LaunchGeometry tile_geometry(int batch, int tokens, int hidden) const;
 };
 
+// The grid of a tile variant: one CTA per tile of `tile_tokens` tokens of each
+// batch element (the harness's launch and the runtime's).
+unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int tile_tokens);
+
 // A token-major shape from its parameters (for tests).
 Shape token_major_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows = 6);
 

@@ -62,15 +62,8 @@ void TokenMajorWorkload::launch_variant(const LoadedKernel& kernel, const Varian
     return;
   }
   const LayerNormModulateWorkload::Operands operands = contiguous_.operands();
-  const std::string why = fmt::format("variant {} loads {} bytes at a time", variant.name, c.vector_bytes);
-  for (auto [address, what] : {std::pair{operands.out, "the output"}, {operands.scale, "scale"},
-                               {operands.shift, "shift"}}) {
-    require_aligned(address, c.vector_bytes, what, why);
-  }
-  if ((problem_.modulation_stride * 2) % c.vector_bytes != 0) {
-    throw input_error(fmt::format("the scale/shift row stride of {} elements breaks {}-byte alignment: {}",
-                                  problem_.modulation_stride, c.vector_bytes, why));
-  }
+  contiguous_.require_row_operands_aligned(
+      c.vector_bytes, fmt::format("variant {} loads {} bytes at a time", variant.name, c.vector_bytes));
   // x needs no alignment: a tile whose runs of tokens are misaligned is read a token at a time.
   const LaunchGeometry geometry = c.tile_geometry(problem_.batch, problem_.tokens, problem_.hidden);
   DeviceAddress x = token_major_x_.address(), scale = operands.scale, shift = operands.shift, out = operands.out;

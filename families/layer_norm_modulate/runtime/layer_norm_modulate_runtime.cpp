@@ -3,11 +3,6 @@
 // variants reproduce), states it as a ServedRequest, and launches the plan.
 #include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
 
-#include <fmt/format.h>
-
-#include <climits>
-#include <cmath>
-
 #include <exactune/family_server.hpp>
 #include <exactune/runtime_entry.hpp>
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"

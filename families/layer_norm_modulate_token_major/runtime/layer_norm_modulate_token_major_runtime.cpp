@@ -57,8 +57,7 @@ int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_
                                         "chain copies x too",
                                         served.plan->variant, served.plan->step));
     }
-    const auto tiles = static_cast<unsigned>((a.tokens + tile_tokens - 1) / tile_tokens);
-    const Dim3 grid{tiles * static_cast<unsigned>(a.batch), 1, 1};
+    const Dim3 grid{token_tile_ctas(a.batch, a.tokens, static_cast<int>(tile_tokens)), 1, 1};
     int tokens = static_cast<int>(a.tokens);
     long long stride = modulate_runtime::row_stride(a);
     float eps = static_cast<float>(a.eps);
