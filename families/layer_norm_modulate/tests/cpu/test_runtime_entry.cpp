@@ -10,28 +10,13 @@
 #include "backends/gpu/cuda_driver.hpp"
 #include "catch.hpp"
 #include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
+#include "layer_norm_modulate/tests/cpu/sana_runtime_args.hpp"
 
 namespace {
 
-void* fake(std::uintptr_t address) { return reinterpret_cast<void*>(address); }
+using exactune_test::fake;
 
-// Sana's shape on made-up, 16-byte aligned addresses: a served problem.
-exactune_layer_norm_modulate_args sana() {
-  exactune_layer_norm_modulate_args a{};
-  a.x = fake(0x100000);
-  a.scale = fake(0x200000);
-  a.shift = fake(0x200000 + 2 * 2240);
-  a.out = fake(0x300000);
-  a.batch = 2;
-  a.tokens = 1024;
-  a.hidden = 2240;
-  a.x_strides[0] = 1024 * 2240;
-  a.x_strides[1] = 2240;
-  a.x_strides[2] = 1;
-  a.scale_row_stride = a.shift_row_stride = 6 * 2240;
-  a.eps = 1e-6;
-  return a;
-}
+exactune_layer_norm_modulate_args sana() { return exactune_test::sana_runtime_args(exactune_test::XMemory::contiguous); }
 
 int status_of(const exactune_layer_norm_modulate_args& a) { return exactune_layer_norm_modulate(&a); }
 std::string last_error() { return exactune_runtime_last_error(); }
