@@ -42,8 +42,8 @@ def family_section(family, rows, medians):
     for r in rows:
         variant = r["variant"].split(" (")[0]
         sweep = medians.get((r["shape"], variant))
-        # Older runs served every shape and did not say "fused".
-        launched = f"`{r['variant']}`" if r.get("fused", True) else "not served: the op ran the eager chain"
+        fused = r.get("fused", True)  # older runs served every shape and did not say
+        launched = f"`{r['variant']}`" if fused else "not served: the op ran the eager chain"
         ratio = r["op_graph_us"] / sweep if sweep else None
         if ratio:
             ratios.append(ratio)
@@ -52,7 +52,7 @@ def family_section(family, rows, medians):
         size = " x ".join(str(r["params"][k]) for k in keys if k in r["params"])
         lines.append(
             f"| {r['shape']} | {size} | {launched} | {'yes' if r['exact'] else '**NO**'} | {r['op_graph_us']:.2f} | "
-            f"{f'{sweep:.2f}' if sweep else ('not swept' if r.get('fused', True) else '-')} | {f'{ratio:.3f}' if ratio else '-'} | "
+            f"{f'{sweep:.2f}' if sweep else ('not swept' if fused else '-')} | {f'{ratio:.3f}' if ratio else '-'} | "
             f"{r['eager_graph_us']:.2f} | {r['eager_graph_us'] / r['op_graph_us']:.1f}x | "
             f"{r['op_host_us']:.2f} ({r['op_host_best_us']:.2f}) | {r['eager_host_us']:.2f} ({r['eager_host_best_us']:.2f}) | "
             f"{r['eager_host_us'] / r['op_host_us']:.1f}x |")
