@@ -50,12 +50,18 @@ __device__ __forceinline__ bf16_bits bf16_round(float f) {
 #endif
 }
 
+// A push's mean and m2, given 1/count after it. The count is the lane's, not
+// the data's: a kernel that pushes one lane's values for several rows at once
+// computes 1/count once for all of them.
+__device__ __forceinline__ void welford_push_moments(float& mean, float& m2, float value, float inv_count) {
+  const float delta = __fsub_rn(value, mean);
+  mean = __fmaf_rn(delta, inv_count, mean);
+  m2 = __fmaf_rn(delta, __fsub_rn(value, mean), m2);  // the new mean
+}
+
 __device__ __forceinline__ void welford_push(welford_state& s, float value) {
-  const float delta = __fsub_rn(value, s.mean);
   s.count = __fadd_rn(s.count, 1.0f);
-  const float inv_count = __frcp_rn(s.count);
-  s.mean = __fmaf_rn(delta, inv_count, s.mean);
-  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);  // the new mean
+  welford_push_moments(s.mean, s.m2, value, __frcp_rn(s.count));
 }
 
 // The same push for a lane whose count before it is known when the kernel is
@@ -63,12 +69,8 @@ __device__ __forceinline__ void welford_push(welford_state& s, float value) {
 // in all its earlier chunks), so that 1/count folds to a constant: the compiler
 // evaluates __frcp_rn of a constant.
 __device__ __forceinline__ void welford_push_counted(welford_state& s, float value, int count_before) {
-  const float count = static_cast<float>(count_before + 1);
-  const float inv_count = __frcp_rn(count);
-  const float delta = __fsub_rn(value, s.mean);
-  s.count = count;
-  s.mean = __fmaf_rn(delta, inv_count, s.mean);
-  s.m2 = __fmaf_rn(delta, __fsub_rn(value, s.mean), s.m2);  // the new mean
+  s.count = static_cast<float>(count_before + 1);
+  welford_push_moments(s.mean, s.m2, value, __frcp_rn(s.count));
 }
 
 // How C(own, other) of the spec weighs its two sides. It depends on the two

@@ -6,13 +6,20 @@
 
 namespace exactune_kernels {
 
-template <int VecLanes> struct packet;
-template <> struct packet<1> {
+// Words 32-bit words of bf16 pairs (1, 2 or 4) held as one scalar, uint2 or
+// uint4, so that one load or store moves them all.
+template <int Words> struct bf16_words;
+template <> struct bf16_words<1> {
+  unsigned int v;
+  __device__ __forceinline__ unsigned int word(int) const { return v; }
+  __device__ __forceinline__ void set_word(int, unsigned int w) { v = w; }
+};
+template <> struct bf16_words<2> {
   uint2 v;
   __device__ __forceinline__ unsigned int word(int i) const { return i == 0 ? v.x : v.y; }
   __device__ __forceinline__ void set_word(int i, unsigned int w) { if (i == 0) v.x = w; else v.y = w; }
 };
-template <> struct packet<2> {
+template <> struct bf16_words<4> {
   uint4 v;
   __device__ __forceinline__ unsigned int word(int i) const {
     return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
@@ -21,6 +28,9 @@ template <> struct packet<2> {
     if (i == 0) v.x = w; else if (i == 1) v.y = w; else if (i == 2) v.z = w; else v.w = w;
   }
 };
+
+// VecLanes aten vectors of 4 bf16: two words each.
+template <int VecLanes> using packet = bf16_words<2 * VecLanes>;
 
 template <int VecLanes>
 __device__ __forceinline__ packet<VecLanes> load_packet(const bf16_bits* p) {

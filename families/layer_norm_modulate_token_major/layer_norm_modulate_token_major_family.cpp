@@ -16,10 +16,15 @@ namespace exactune {
 namespace {
 
 constexpr const char* kTileTemplate = "families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh";
+constexpr const char* kLanesTemplate = "families/layer_norm_modulate_token_major/kernels/token_major_lanes.cuh";
 constexpr const char* kTransposeTemplate = "families/layer_norm_modulate_token_major/kernels/transpose_tokens.cuh";
 // The most shared memory one CTA may hold on sm_90 and sm_100 (227 KiB). A
 // GPU that allows less refuses the launch, and the run records its error.
 constexpr std::int64_t kMaxTileBytes = 227 * 1024;
+// A lanes variant holds its x in registers between the passes; past this many
+// registers of x a thread would spill, so such a variant is not compiled.
+constexpr int kMaxLanesValueRegisters = 96;
+constexpr int kAtenLanes = 128;
 
 // The contiguous family's levers that this family does not vary, held at the
 // values of that family's best variants at Sana's hidden size on the H200
@@ -40,6 +45,33 @@ std::string value_of(const std::vector<Param>& params, const char* axis) {
 }
 
 const KernelFamily& contiguous() { return layer_norm_modulate_family(); }
+
+// Why a lanes variant is not in the space at `hidden`, or "".
+std::string lanes_exclusion(const TokenMajorConfig& c, int hidden) {
+  if (c.rows_per_cta != 1 || c.vector_bytes != 8 || c.persistent || c.swizzled) {
+    return "a lanes variant's threads are aten's lanes: rows_per_cta, vector_bytes, grid and tile_layout keep "
+           "their first values";
+  }
+  const int lane_tokens = c.token_bytes / 2;
+  if (c.tile_tokens % lane_tokens != 0 || (c.run_threads() != 1 && c.run_threads() != 2 && c.run_threads() != 4)) {
+    return fmt::format("a tile of {} tokens is not 1, 2 or 4 threads' runs of {} tokens", c.tile_tokens,
+                       lane_tokens);
+  }
+  if (c.num_warps != 4 * c.run_threads()) {
+    return fmt::format("{} threads to a lane over a tile of {} tokens need num_warps {}", c.run_threads(), c.tile_tokens,
+                       4 * c.run_threads());
+  }
+  if (hidden % 4 != 0) return fmt::format("hidden {} is not a multiple of 4 (aten's vectors)", hidden);
+  const int rounds = (hidden / 4 + kAtenLanes - 1) / kAtenLanes;
+  // With several tiles a CTA, the next tile's runs are held beside the current one's.
+  const int value_registers = rounds * 4 * lane_tokens / 2 * (c.tiles_per_cta == 1 ? 1 : 2);
+  if (value_registers > kMaxLanesValueRegisters) {
+    return fmt::format("a thread would hold {} registers of x ({} vectors of {} tokens{}), over {}", value_registers,
+                       rounds, lane_tokens, c.tiles_per_cta == 1 ? "" : ", for two tiles",
+                       kMaxLanesValueRegisters);
+  }
+  return {};
+}
 
 class LayerNormModulateTokenMajorFamily final : public KernelFamily {
  public:
@@ -67,9 +99,10 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     return {
         {"read", "how x reaches the kernel: made contiguous by a transpose copy, then a contiguous variant (copy, "
                  "what aten and serving frameworks do), or read in place, a tile of tokens at a time, transposed "
-                 "in shared memory (tile)",
-         {"copy", "tile"}},
-        {"num_warps", "warps per CTA", {"2", "4", "8", "16"}},
+                 "in shared memory (tile), or with no transpose, each thread one of aten's lanes for several "
+                 "tokens (lanes)",
+         {"copy", "tile", "lanes"}},
+        {"num_warps", "warps per CTA (lanes: 4 for each thread that shares a lane)", {"2", "4", "8", "16"}},
         {"rows_per_cta", "rows a CTA normalises at once (copy: rows per CTA)", {"1", "2", "4", "8"}},
         {"vector_bytes", "bytes per load and store of a row (4 or 8 bf16)", {"8", "16"}},
         {"modulation", "when scale and shift are loaded: with each row's pass 2 (late), or before the row's "
@@ -78,16 +111,19 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
         {"grid", "copy variants: one CTA per group of rows (full) or a persistent grid; tile variants: one CTA "
                  "per tile (full)",
          {"full", "persistent"}},
-        {"tile_tokens", "tile variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make more, "
-                        "smaller CTAs)",
+        {"tile_tokens", "in-place variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make "
+                        "more, smaller CTAs)",
          {"8", "2", "4", "16", "32"}},
         {"tile_layout", "tile variants: shared-memory rows padded by one packet (padded), or rows whose 16-byte "
                         "units are permuted by an XOR of the token so that one store's tokens fall in different "
                         "banks (swizzled)",
          {"padded", "swizzled"}},
-        {"token_bytes", "tile variants: bytes per load along N (2, 4 or 8 tokens); partial or misaligned runs "
-                        "are read a token at a time",
+        {"token_bytes", "in-place variants: bytes per load along N (2, 4 or 8 tokens; lanes: the tokens each "
+                        "thread carries); partial or misaligned runs are read a token at a time",
          {"4", "8", "16"}},
+        {"tiles_per_cta", "lanes variants: consecutive tiles a CTA normalises, the next one's loads in flight "
+                          "while the current one is reduced and stored",
+         {"1", "2", "4"}},
     };
   }
 
@@ -98,29 +134,45 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     const bool tile_axes_first = c.tile_tokens == 8 && !c.swizzled && c.token_bytes == 4;
     const std::string tile = fmt::format("tile{}_{}_n{}", c.tile_tokens, c.swizzled ? "swizzled" : "padded",
                                          c.token_bytes);
-    if (!c.tile) {
+    if (c.read == TokenMajorRead::lanes) {
+      // A lanes variant's row plan is its own: the other axes keep their first
+      // values, and are named only where they do not.
+      const std::string tiles = c.tiles_per_cta == 1 ? "" : fmt::format("x{}", c.tiles_per_cta);
+      const std::string name = fmt::format("lanes{}{}_n{}_w{}_{}", c.tile_tokens, tiles, c.token_bytes, c.num_warps,
+                                           c.early_modulation ? "early" : "late");
+      const bool fixed = c.rows_per_cta == 1 && c.vector_bytes == 8 && !c.persistent && !c.swizzled;
+      return fixed ? name
+                   : fmt::format("{}_r{}_v{}_{}_{}", name, c.rows_per_cta, c.vector_bytes,
+                                 c.swizzled ? "swizzled" : "padded", c.persistent ? "persistent" : "full");
+    }
+    // Only lanes variants take several tiles a CTA: the others name it only where it is not 1.
+    const std::string tiles = c.tiles_per_cta == 1 ? "" : fmt::format("_x{}", c.tiles_per_cta);
+    if (c.read == TokenMajorRead::copy) {
       // A copy variant reads no tile: its usual name leaves the tile axes out.
       const std::string name = fmt::format("copy_{}_{}", row_plan, c.persistent ? "persistent" : "full");
-      return tile_axes_first ? name : name + "_" + tile;
+      return (tile_axes_first ? name : name + "_" + tile) + tiles;
     }
-    return fmt::format("{}_{}{}", tile, row_plan, c.persistent ? "_persistent" : "");
+    return fmt::format("{}_{}{}{}", tile, row_plan, c.persistent ? "_persistent" : "", tiles);
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
     const TokenMajorConfig c = TokenMajorConfig::decode(params);
-    if (!c.tile && (c.tile_tokens != 8 || c.swizzled || c.token_bytes != 4)) {
+    if (c.read == TokenMajorRead::lanes) return lanes_exclusion(c, hidden);
+    const bool tile = c.read == TokenMajorRead::tile;
+    if (c.tiles_per_cta != 1) return "only a lanes variant normalises several tiles a CTA";
+    if (!tile && (c.tile_tokens != 8 || c.swizzled || c.token_bytes != 4)) {
       return "a copy variant reads no tile: tile_tokens, tile_layout and token_bytes keep their first values";
     }
-    if (c.tile && c.persistent) return "a tile variant's CTA normalises its own tile: one CTA per tile (full)";
-    if (c.tile && c.token_bytes / 2 > c.tile_tokens) {
+    if (tile && c.persistent) return "a tile variant's CTA normalises its own tile: one CTA per tile (full)";
+    if (tile && c.token_bytes / 2 > c.tile_tokens) {
       return fmt::format("a load of {} tokens is longer than a tile of {}", c.token_bytes / 2, c.tile_tokens);
     }
-    if (c.tile && c.rows_per_cta > c.tile_tokens) {
+    if (tile && c.rows_per_cta > c.tile_tokens) {
       return fmt::format("{} rows at once in a tile of {} tokens", c.rows_per_cta, c.tile_tokens);
     }
     const Variant row_plan = c.contiguous_variant();
     if (std::string why = contiguous().exclusion(row_plan.params, hidden); !why.empty()) return why;
-    if (c.tile && c.tile_bytes(hidden) > kMaxTileBytes) {
+    if (tile && c.tile_bytes(hidden) > kMaxTileBytes) {
       return fmt::format("a tile of {} tokens of {} values takes {} bytes of shared memory, over the {} a CTA may "
                          "hold on sm_90",
                          c.tile_tokens, hidden, c.tile_bytes(hidden), kMaxTileBytes);
@@ -130,13 +182,22 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
 
   CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
     const TokenMajorConfig c = TokenMajorConfig::from(variant);
-    if (!c.tile) {
+    if (c.read == TokenMajorRead::copy) {
       CompileRequest r = contiguous().variant_request(c.contiguous_variant(), hidden, target);
       r.name = fmt::format("{}@D{}", variant.name, hidden);
       return r;
     }
     CompileRequest r;
     r.name = fmt::format("{}@D{}", variant.name, hidden);
+    r.target = target;
+    if (c.read == TokenMajorRead::lanes) {
+      r.main_file = kLanesTemplate;
+      r.name_expression = fmt::format(
+          "&exactune_kernels::token_major_lanes_layer_norm_modulate<{}, {}, {}, exactune_kernels::{}, {}>", hidden,
+          c.run_threads(), c.token_bytes / 2, c.early_modulation ? "modulation_early" : "modulation_late",
+          c.tiles_per_cta);
+      return r;
+    }
     r.main_file = kTileTemplate;
     r.name_expression = fmt::format(
         "&exactune_kernels::token_major_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, {}, "
@@ -144,7 +205,6 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
         hidden, c.num_warps, c.rows_per_cta, c.vector_bytes / 8,
         c.early_modulation ? "modulation_early" : "modulation_late", c.tile_tokens,
         c.swizzled ? "tile_swizzled" : "tile_padded", c.token_bytes / 4);
-    r.target = target;
     return r;
   }
 
@@ -194,7 +254,8 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
 
 TokenMajorConfig TokenMajorConfig::decode(const std::vector<Param>& params) {
   TokenMajorConfig c;
-  c.tile = value_of(params, "read") == "tile";
+  const std::string read = value_of(params, "read");
+  c.read = read == "tile" ? TokenMajorRead::tile : read == "lanes" ? TokenMajorRead::lanes : TokenMajorRead::copy;
   c.num_warps = std::stoi(value_of(params, "num_warps"));
   c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
   c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
@@ -203,6 +264,7 @@ TokenMajorConfig TokenMajorConfig::decode(const std::vector<Param>& params) {
   c.tile_tokens = std::stoi(value_of(params, "tile_tokens"));
   c.swizzled = value_of(params, "tile_layout") == "swizzled";
   c.token_bytes = std::stoi(value_of(params, "token_bytes"));
+  c.tiles_per_cta = std::stoi(value_of(params, "tiles_per_cta"));
   return c;
 }
 
@@ -227,18 +289,19 @@ Variant TokenMajorConfig::contiguous_variant() const {
 // As token_tile<>::kRowStride in the kernel computes it (which checks the
 // bytes it is given).
 std::int64_t TokenMajorConfig::tile_bytes(int hidden) const {
+  if (read == TokenMajorRead::lanes) return 0;  // its few shared bytes are static
   constexpr int kSwizzleGroup = 64;  // elements: 8 units of 16 bytes
   const std::int64_t row_stride =
       swizzled ? (hidden + kSwizzleGroup - 1) / kSwizzleGroup * kSwizzleGroup : hidden + 4 * (vector_bytes / 8);
   return 2 * tile_tokens * row_stride;
 }
 
-unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int tile_tokens) {
-  return static_cast<unsigned>((tokens + tile_tokens - 1) / tile_tokens * batch);
+unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int cta_tokens) {
+  return static_cast<unsigned>((tokens + cta_tokens - 1) / cta_tokens * batch);
 }
 
 LaunchGeometry TokenMajorConfig::tile_geometry(int batch, int tokens, int hidden) const {
-  return LaunchGeometry{Dim3{token_tile_ctas(batch, tokens, tile_tokens), 1, 1}, Dim3{32u * num_warps, 1, 1},
+  return LaunchGeometry{Dim3{token_tile_ctas(batch, tokens, cta_tokens()), 1, 1}, Dim3{32u * num_warps, 1, 1},
                         static_cast<unsigned>(tile_bytes(hidden))};
 }
 

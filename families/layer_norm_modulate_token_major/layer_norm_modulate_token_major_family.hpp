@@ -5,7 +5,7 @@
 // (transpose copy, aten's LayerNorm, the eager chain), and the output is the
 // contiguous (B, N, C). Its variants either do that copy and then run a
 // contiguous variant (read = copy, the baseline to beat) or read x in place
-// (read = tile: kernels/token_major_layer_norm_modulate.cuh). Shapes, input
+// (read = tile or lanes, below). Shapes, input
 // cases and the row plan are the contiguous family's.
 #pragma once
 #include <cstdint>
@@ -18,17 +18,31 @@
 
 namespace exactune {
 
+// How a variant's x reaches its kernel: copied contiguous first (aten's way),
+// or read in place, transposed through shared memory a tile at a time
+// (kernels/token_major_layer_norm_modulate.cuh) or by threads that each stand
+// in for one aten lane over several tokens (kernels/token_major_lanes.cuh).
+enum class TokenMajorRead { copy, tile, lanes };
+
 // The variant parameters of this family, decoded from a Variant.
 struct TokenMajorConfig {
-  bool tile = false;  // read x in place; else copy it contiguous first
+  TokenMajorRead read = TokenMajorRead::copy;
   int num_warps = 4;
   int rows_per_cta = 1;
   int vector_bytes = 8;
   bool early_modulation = false;
   bool persistent = false;  // copy variants only
-  int tile_tokens = 8;      // tile variants only, from here on
-  bool swizzled = false;
+  int tile_tokens = 8;      // in-place variants only, from here on
+  bool swizzled = false;    // tile variants only
   int token_bytes = 4;
+  int tiles_per_cta = 1;    // lanes variants only
+
+  bool in_place() const { return read != TokenMajorRead::copy; }
+  // Lanes variants: the threads that share one aten lane, each with
+  // token_bytes / 2 tokens of the tile (1, 2 or 4 valid).
+  int run_threads() const { return tile_tokens / (token_bytes / 2); }
+  // The tokens of a batch element one CTA normalises.
+  int cta_tokens() const { return tile_tokens * tiles_per_cta; }
 
   static TokenMajorConfig from(const Variant& variant);
   static TokenMajorConfig decode(const std::vector<Param>& params);
@@ -36,15 +50,16 @@ struct TokenMajorConfig {
   // The contiguous family's variant that a copy variant runs after its copy,
   // and whose row plan a tile variant's second step is.
   Variant contiguous_variant() const;
-  // Shared memory a tile variant's CTA holds its tile in, for rows of `hidden`.
+  // Dynamic shared memory an in-place variant's CTA holds its tile in, for
+  // rows of `hidden` (none for lanes variants).
   std::int64_t tile_bytes(int hidden) const;
-  // One CTA per tile of tile_tokens tokens of one batch element.
+  // In-place variants: one CTA per cta_tokens() tokens of one batch element.
   LaunchGeometry tile_geometry(int batch, int tokens, int hidden) const;
 };
 
-// The grid of a tile variant: one CTA per tile of `tile_tokens` tokens of each
+// The grid of an in-place variant: one CTA per `cta_tokens` tokens of each
 // batch element (the harness's launch and the runtime's).
-unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int tile_tokens);
+unsigned token_tile_ctas(std::int64_t batch, std::int64_t tokens, int cta_tokens);
 
 // A token-major shape from its parameters (for tests).
 Shape token_major_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows = 6);

@@ -56,7 +56,7 @@ void TokenMajorWorkload::launch_reference() {
 
 void TokenMajorWorkload::launch_variant(const LoadedKernel& kernel, const Variant& variant) {
   const TokenMajorConfig c = TokenMajorConfig::from(variant);
-  if (!c.tile) {
+  if (!c.in_place()) {
     launch_transpose();
     contiguous_.launch_variant(kernel, c.contiguous_variant());
     return;

@@ -510,8 +510,9 @@ namespace exactune_heuristics::layer_norm_modulate_token_major {
 
 // how x reaches the kernel: made contiguous by a transpose copy, then a contiguous variant (copy,
 // what aten and serving frameworks do), or read in place, a tile of tokens at a time, transposed in
-// shared memory (tile)
-enum class Read { copy, tile };
+// shared memory (tile), or with no transpose, each thread one of aten's lanes for several tokens
+// (lanes)
+enum class Read { copy, tile, lanes };
 // when scale and shift are loaded: with each row's pass 2 (late), or before the row's pass 1 and
 // held (early; a tile's rows share them, so once per CTA)
 enum class Modulation { late, early };
@@ -525,14 +526,15 @@ enum class TileLayout { padded, swizzled };
 // One variant of the kernel: a value per axis, and exactune's name for it.
 struct LaunchConfig {
   Read read;
-  int num_warps;  // warps per CTA
+  int num_warps;  // warps per CTA (lanes: 4 for each thread that shares a lane)
   int rows_per_cta;  // rows a CTA normalises at once (copy: rows per CTA)
   int vector_bytes;  // bytes per load and store of a row (4 or 8 bf16)
   Modulation modulation;
   Grid grid;
-  int tile_tokens;  // tile variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make more, smaller CTAs)
+  int tile_tokens;  // in-place variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make more, smaller CTAs)
   TileLayout tile_layout;
-  int token_bytes;  // tile variants: bytes per load along N (2, 4 or 8 tokens); partial or misaligned runs are read a token at a time
+  int token_bytes;  // in-place variants: bytes per load along N (2, 4 or 8 tokens; lanes: the tokens each thread carries); partial or misaligned runs are read a token at a time
+  int tiles_per_cta;  // lanes variants: consecutive tiles a CTA normalises, the next one's loads in flight while the current one is reduced and stored
   const char* variant;
 };
 
@@ -570,37 +572,37 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 4.162 us on edge-37tok-d2240-token-major; runner-up
-    // copy_w4_r1_v8_early_full +3.29%
-    {"NVIDIA H200", 9, 0, 132, 2240, 275, {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"},
-     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"}},
-    // hidden 2240, rows > 275: 11.655 us on sana-1024px-token-major; runner-up
-    // tile8_padded_n8_w16_r8_v8_late +0.67%
-    {"NVIDIA H200", 9, 0, 132, 2240, -1, {Read::tile, 8, 8, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 16, "tile8_padded_n16_w8_r8_v8_late"},
-     {Read::tile, 8, 8, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 16, "tile8_padded_n16_w8_r8_v8_late"}},
+    // hidden 2240, rows <= 275: 4.219 us on edge-37tok-d2240-token-major; runner-up
+    // copy_w4_r1_v8_early_full +3.53%
+    {"NVIDIA H200", 9, 0, 132, 2240, 275, {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, 1, "copy_w4_r1_v8_early_persistent"},
+     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, 1, "copy_w4_r1_v8_early_persistent"}},
+    // hidden 2240, rows > 275: 9.831 us on sana-1024px-token-major; runner-up lanes16_n8_w16_early
+    // +3.78%
+    {"NVIDIA H200", 9, 0, 132, 2240, -1, {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
+     {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132,
-     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"},
-     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, "copy_w4_r1_v8_early_persistent"}},
+     {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
+     {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"}},
 };
 
 // Rule 4, the global default: aten's own path: x.contiguous() by a transpose copy, then aten's
 // launch shape (4 warps, one row per CTA, 8-byte loads), valid for every hidden % 4 == 0.
-inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 4, "copy_w4_r1_v8_late_full"};
+inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation::late, Grid::full, 8, TileLayout::padded, 4, 1, "copy_w4_r1_v8_late_full"};
 // Every (variant, hidden) proven bit-exact: the only configurations select() returns, each at these
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
     {"copy_w4_r1_v8_early_persistent", 2240, 2240, 1},
-    {"tile8_padded_n16_w8_r8_v8_late", 2240, 2240, 1},
+    {"lanes8_n8_w8_early", 2240, 2240, 1},
     // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
     // 5)
     {"copy_w4_r1_v8_late_full", 4, 8192, 4},
-    {"copy_w4_r1_v8_early_persistent", 4, 4096, 4},
+    {"lanes8_n8_w8_early", 4, 6144, 4},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's

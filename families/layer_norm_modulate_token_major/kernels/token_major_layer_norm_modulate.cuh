@@ -36,6 +36,7 @@
 // with tiles of more than 8 tokens can show.
 #pragma once
 #include "families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh"
+#include "families/layer_norm_modulate_token_major/kernels/token_runs.cuh"
 
 namespace exactune_kernels {
 
@@ -62,35 +63,6 @@ struct token_tile {
   }
 };
 
-// TokenWords words of x along N: 2, 4 or 8 tokens of one channel.
-template <int TokenWords> struct token_run;
-template <> struct token_run<1> {
-  unsigned int w;
-  __device__ __forceinline__ unsigned int word(int) const { return w; }
-};
-template <> struct token_run<2> {
-  uint2 v;
-  __device__ __forceinline__ unsigned int word(int i) const { return i == 0 ? v.x : v.y; }
-};
-template <> struct token_run<4> {
-  uint4 v;
-  __device__ __forceinline__ unsigned int word(int i) const {
-    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-  }
-};
-
-template <int TokenWords>
-__device__ __forceinline__ token_run<TokenWords> load_token_run(const bf16_bits* p) {
-  token_run<TokenWords> r;
-  if constexpr (TokenWords == 1) {
-    r.w = *reinterpret_cast<const unsigned int*>(p);
-  } else {
-    r.v = *reinterpret_cast<const decltype(r.v)*>(p);
-  }
-  return r;
-}
-
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // __launch_bounds__: a CTA of 512 threads must fit the SM's registers (128 a
 // thread); without it ptxas gave some such variants more, and they could not launch.
@@ -161,9 +133,7 @@ __global__ void __launch_bounds__(NumWarps * 32) token_major_layer_norm_modulate
           const int token = (run % kRunsPerChannel) * kRunTokens;
 #pragma unroll
           for (int k = 0; k < kRunTokens; ++k) {
-            const unsigned int word = runs[i].word(k / 2);
-            tile[tile_map::offset(token + k, channel, tile_map::permutation(token + k))] =
-                static_cast<bf16_bits>(k % 2 == 0 ? word & 0xffffu : word >> 16);
+            tile[tile_map::offset(token + k, channel, tile_map::permutation(token + k))] = token_of(runs[i], k);
           }
         }
       }

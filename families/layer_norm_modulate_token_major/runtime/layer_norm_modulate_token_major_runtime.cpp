@@ -1,6 +1,6 @@
 // The token-major family's runtime entry: the contiguous family's checks with
-// a token-major x, then the tables' tile variant, launched with a grid of one
-// CTA per tile of each batch element's tokens.
+// a token-major x, then the tables' in-place variant (tile or lanes), launched
+// with a grid of one CTA per cta_tokens() tokens of each batch element.
 #include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
 
 #include <fmt/format.h>
@@ -18,14 +18,14 @@ thread_local const LaunchPlan* last_plan = nullptr;
 
 // A plan's grid is computed per call from batch and tokens (the request keys
 // plans by rows only); its block and shared memory come from the variant, and
-// its family_flags hold the tile's tokens (0: a copy variant).
+// its family_flags hold a CTA's tokens (0: a copy variant).
 FamilyServer& server() {
   static FamilyServer instance(
       layer_norm_modulate_token_major_family(),
       [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas&) {
         const TokenMajorConfig c = TokenMajorConfig::from(variant);
-        if (!c.tile) return PlannedLaunch{};
-        return PlannedLaunch{c.tile_geometry(1, 1, request.size), static_cast<unsigned>(c.tile_tokens)};
+        if (!c.in_place()) return PlannedLaunch{};
+        return PlannedLaunch{c.tile_geometry(1, 1, request.size), static_cast<unsigned>(c.cta_tokens())};
       });
   return instance;
 }
@@ -49,15 +49,15 @@ int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_
     CUstream stream = static_cast<CUstream>(a.stream);
     const ServeOutcome served = server().serve(request, stream);
     if (!served.plan) return runtime_status(EXACTUNE_NOT_SERVED, *served.why_not);
-    const unsigned tile_tokens = served.plan->family_flags;
-    if (tile_tokens == 0) {
+    const unsigned cta_tokens = served.plan->family_flags;
+    if (cta_tokens == 0) {
       return runtime_status(EXACTUNE_NOT_SERVED,
                             fmt::format("the tables chose {} ({}): a transpose copy of x, then a contiguous kernel, "
                                         "which the runtime does not run (it holds no scratch buffer); the framework's "
                                         "chain copies x too",
                                         served.plan->variant, served.plan->step));
     }
-    const Dim3 grid{token_tile_ctas(a.batch, a.tokens, static_cast<int>(tile_tokens)), 1, 1};
+    const Dim3 grid{token_tile_ctas(a.batch, a.tokens, static_cast<int>(cta_tokens)), 1, 1};
     int tokens = static_cast<int>(a.tokens);
     long long stride = modulate_runtime::row_stride(a);
     float eps = static_cast<float>(a.eps);

@@ -21,4 +21,11 @@ sanitize_stage() {
     run_sanitizer "$family" $tool clean --family "$family" --shapes $shapes/sanitize.yaml --deadline 120 \
       --variants 'tile*_n8_w4_r[14]_v8_late'
   done
+  # The lanes kernel's rounds through shared memory: the cross-warp tree
+  # levels (2 and 4 threads a lane), and the warp totals and statistics reused
+  # by a CTA's next tile.
+  for tool in racecheck synccheck; do
+    run_sanitizer "$family-lanes" $tool clean --family "$family" --shapes $shapes/sanitize.yaml --deadline 120 \
+      --variants 'lanes*_n8_w[48]_late'
+  done
 }

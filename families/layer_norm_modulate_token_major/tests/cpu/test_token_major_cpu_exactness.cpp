@@ -72,6 +72,18 @@ TEST_CASE("every tile size, layout and run width is bit-exact on the CPU, in who
   require_all_exact(result);
 }
 
+// Lanes variants: every run width, sharing and tiles a CTA, with whole runs (64 tokens, and
+// 32 at 2240, where five rounds of vectors leave 48 lanes in the last), cut
+// runs and no aligned run (37: every thread reads a token at a time, and some
+// threads of the last tile have no token at all).
+TEST_CASE("every lanes variant is bit-exact on the CPU, in whole runs and a token at a time",
+          "[token_major_cpu_exactness]") {
+  const VerifyStageResult result = verify_on_cpu({{72, 64}, {72, 37}, {2240, 32, 1}}, "lanes*");
+  CHECK(result.builds.size() == valid_with_prefix(72, "lanes") + valid_with_prefix(2240, "lanes"));
+  CHECK(variants_of(result).size() == valid_with_prefix(72, "lanes"));  // those at 2240 are among them
+  require_all_exact(result);
+}
+
 TEST_CASE("every row plan of a tile variant is bit-exact on the CPU", "[token_major_cpu_exactness]") {
   const VerifyStageResult result = verify_on_cpu({{72, 19}, {2240, 11, 1}}, "tile16_swizzled_n8_*");
   CHECK(result.builds.size() == valid_with_prefix(72, "tile16_swizzled_n8_") + valid_with_prefix(2240, "tile16_swizzled_n8_"));

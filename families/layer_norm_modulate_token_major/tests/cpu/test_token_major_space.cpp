@@ -19,7 +19,7 @@ namespace {
 
 const KernelFamily& family() { return layer_norm_modulate_token_major_family(); }
 
-bool is_copy(const Variant& v) { return TokenMajorConfig::from(v).tile == false; }
+bool is_copy(const Variant& v) { return !TokenMajorConfig::from(v).in_place(); }
 
 }  // namespace
 
@@ -66,7 +66,7 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
   std::size_t tile32 = 0;
   for (const Candidate& c : at_8192) {
     const TokenMajorConfig config = TokenMajorConfig::from(c.variant);
-    if (!config.tile || config.tile_tokens != 32) continue;
+    if (config.read != TokenMajorRead::tile || config.tile_tokens != 32) continue;
     ++tile32;
     CHECK(!c.valid());
   }
@@ -75,7 +75,7 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
                                                                 {"rows_per_cta", "1"}, {"vector_bytes", "8"},
                                                                 {"modulation", "late"}, {"grid", "full"},
                                                                 {"tile_tokens", "16"}, {"tile_layout", "swizzled"},
-                                                                {"token_bytes", "8"}});
+                                                                {"token_bytes", "8"}, {"tiles_per_cta", "1"}});
   // Rows rounded up to whole groups of eight 16-byte units: 2240 -> 2240, 72 -> 128.
   CHECK(swizzled.tile_bytes(2240) == 16 * 2240 * 2);
   CHECK(swizzled.tile_bytes(72) == 16 * 128 * 2);
@@ -83,6 +83,43 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
   CHECK(g.grid.x == 2 * 3);
   CHECK(g.block.x == 128);
   CHECK(g.dynamic_shared_bytes == 16 * 2240 * 2);
+}
+
+TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, over its tiles' tokens",
+          "[token_major_space]") {
+  const TokenMajorConfig lanes = TokenMajorConfig::decode({{"read", "lanes"}, {"num_warps", "8"},
+                                                             {"rows_per_cta", "1"}, {"vector_bytes", "8"},
+                                                             {"modulation", "early"}, {"grid", "full"},
+                                                             {"tile_tokens", "8"}, {"tile_layout", "padded"},
+                                                             {"token_bytes", "8"}, {"tiles_per_cta", "2"}});
+  CHECK(lanes.run_threads() == 2);
+  CHECK(lanes.cta_tokens() == 16);
+  CHECK(lanes.tile_bytes(2240) == 0);
+  const LaunchGeometry g = lanes.tile_geometry(2, 37, 2240);
+  CHECK(g.grid.x == 2 * 3);  // 37 tokens: three CTAs of 16 a batch element
+  CHECK(g.block.x == 256);
+  CHECK(g.dynamic_shared_bytes == 0);
+  CHECK(family().variant_name({
+            {"read", "lanes"}, {"num_warps", "8"}, {"rows_per_cta", "1"}, {"vector_bytes", "8"},
+            {"modulation", "early"}, {"grid", "full"}, {"tile_tokens", "8"}, {"tile_layout", "padded"},
+            {"token_bytes", "8"}, {"tiles_per_cta", "2"}}) == "lanes8x2_n8_w8_early");
+  // Every valid lanes variant at Sana's hidden: warps follow the sharing, and
+  // a thread holds no more than 96 registers of x.
+  std::size_t valid = 0;
+  for (const Variant& v : valid_variants(family(), 2240)) {
+    const TokenMajorConfig c = TokenMajorConfig::from(v);
+    if (c.read != TokenMajorRead::lanes) continue;
+    ++valid;
+    CHECK(c.num_warps == 4 * c.run_threads());
+    CHECK(c.rows_per_cta == 1);
+    CHECK(5 * 4 * (c.token_bytes / 2) / 2 * (c.tiles_per_cta == 1 ? 1 : 2) <= 96);
+  }
+  CHECK(valid == 42);
+  // Only lanes variants take several tiles a CTA.
+  for (const Candidate& c : enumerate_space(family(), 2240)) {
+    const TokenMajorConfig config = TokenMajorConfig::from(c.variant);
+    if (config.read != TokenMajorRead::lanes && config.tiles_per_cta != 1) CHECK(!c.valid());
+  }
 }
 
 TEST_CASE("the global default is aten's own path and valid at every hidden size served", "[token_major_space]") {

@@ -102,11 +102,12 @@ CASES = [(1.0, 100.0, 1e-6), (1.0, 0.0, 1e-6), (1e-4, 0.0, 1e-5), (100.0, 0.0, 1
 # A run of every variant through the C ABI costs about 0.1 s on the H200 (a
 # whole workload per call): every variant runs in the first case (the offset
 # that exposes order), the reference in every case; on the two shapes at
-# Sana's hidden size, one variant of each tile size, layout and run width, the
-# copy baseline and the H200 table's choice stand for the rest (ci/gpu.sh's
-# verify stage runs all of them against the reference, which is checked here).
+# Sana's hidden size, one variant of each tile size, layout and run width,
+# every lanes variant, the copy baseline and the H200 table's choice stand for
+# the rest (ci/gpu.sh's verify stage runs all of them against the reference,
+# which is checked here).
 def sampled(name):
-    return name.endswith("_w4_r1_v8_late") or name in (
+    return name.endswith("_w4_r1_v8_late") or name.startswith("lanes") or name in (
         "copy_w4_r1_v8_late_full", "tile8_padded_n16_w8_r8_v8_late", "copy_w4_r1_v8_early_persistent")
 
 

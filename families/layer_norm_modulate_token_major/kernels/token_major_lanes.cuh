@@ -1,0 +1,255 @@
+// The fused LayerNorm + modulate of a token-major x read in place with no
+// transpose at all: x is (B, N, C) logically and (B, C, N) in memory (Sana's
+// activations), the output the contiguous (B, N, C) that aten's chain writes.
+//
+// Why the bits are aten's, and why nothing is transposed. aten gives a row 128
+// lanes; lane l pushes the row's 4-channel vectors l, l + 128, ... in order
+// (spec.md of the contiguous family), then the lanes reduce in a fixed tree.
+// Which channels a lane pushes, in which order, and so every count of its
+// Welford state and of the tree, are the same for every row. So one thread
+// here is aten's lane l for LaneTokens consecutive tokens at once:
+//   - its loads run along N: a channel's LaneTokens tokens are contiguous in
+//     token-major memory (one 4-, 8- or 16-byte load), and each value goes to
+//     its own token's Welford state, in the lane's channel order;
+//   - a push's 1/count and a combine's weights depend on counts only, so they
+//     are computed once for all the tokens;
+//   - pass 2 gathers each token's four channels of a vector from the four
+//     loads and writes them to the token's contiguous output row (8 bytes a
+//     lane, 256 contiguous bytes a warp).
+// The row's values stay in registers between the passes: x is read once.
+//
+// A CTA serves a tile of RunThreads * LaneTokens tokens of one batch element
+// with RunThreads * 128 threads. Thread i is aten lane i / RunThreads for the
+// tokens from (i % RunThreads) * LaneTokens, so the RunThreads threads of one
+// lane, adjacent in their warp, read one contiguous run of the tile's tokens
+// of each channel: 16 tokens fill a 32-byte sector, which a warp's load then
+// uses whole. aten's tree offset o becomes the thread offset o * RunThreads: a
+// shuffle while that stays inside a warp, a round through shared memory where
+// it crosses warps (the first level at RunThreads 2, the first two at 4).
+//
+// A CTA may take TilesPerCta consecutive tiles, one after the other: the next
+// tile's loads are issued before the current tile's reduction, so that its
+// reads overlap the current tile's barriers and stores. With one tile a CTA
+// an SM's loads, reduction and stores run one after the other, and so they do
+// on every SM at once.
+//
+// Axes (see layer_norm_modulate_token_major_family.cpp for their constraints):
+//   RunThreads   threads that share one lane's channels, each its own tokens: 1, 2 or 4
+//   LaneTokens   tokens a thread carries: 2, 4 or 8 (loads of 4, 8 or 16 bytes along N)
+//   TilesPerCta  consecutive tiles a CTA normalises: 1, 2 or 4
+//   Modulation   modulation_early: scale and shift loaded with x in pass 1 and
+//                held (the tile's tokens share them); modulation_late: in pass 2
+// A thread whose run is cut by the end of the tokens, or whose x is not
+// aligned to the run (N % LaneTokens != 0), reads a token at a time.
+#pragma once
+#include "families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh"
+#include "families/layer_norm_modulate_token_major/kernels/token_runs.cuh"
+
+namespace exactune_kernels {
+
+// One thread's runs of one tile: round r (aten's vector lane + 128 r), channel
+// c of it, LaneTokens tokens from first_token.
+template <int Hidden, int LaneTokens>
+struct lane_runs {
+  static constexpr int kAtenLanes = 128;
+  static constexpr int kRowVectors = Hidden / 4;
+  static constexpr int kRounds = ceil_div(kRowVectors, kAtenLanes);  // vectors l, l + 128, ...
+  static constexpr int kFullRounds = kRowVectors / kAtenLanes;
+  static constexpr int kRunWords = LaneTokens / 2;
+  token_run<kRunWords> run[kRounds][4];
+
+  __device__ static bool in_row(int r, int lane) { return r < kFullRounds || lane + r * kAtenLanes < kRowVectors; }
+
+  // available: the thread's tokens before the end of its batch element's
+  // (at most LaneTokens; none when <= 0); whole: its run is whole and aligned.
+  __device__ void load(const bf16_bits* batch_x, int tokens_per_batch, int lane, int first_token, int available,
+                       bool whole) {
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      if (in_row(r, lane)) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const bf16_bits* p =
+              batch_x + static_cast<long long>(4 * (lane + r * kAtenLanes) + c) * tokens_per_batch + first_token;
+          run[r][c] = whole ? load_token_run<kRunWords>(p) : load_partial_run<kRunWords>(p, available);
+        }
+      }
+    }
+  }
+};
+
+template <int Hidden, int RunThreads, int LaneTokens, int Modulation, int TilesPerCta>
+__global__ void __launch_bounds__(128 * RunThreads)
+    token_major_lanes_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
+                                          const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
+                                          int tokens_per_batch, long long modulation_stride, float eps) {
+  planted_crash();  // nothing unless a test plants a crash
+  typedef lane_runs<Hidden, LaneTokens> runs;
+  constexpr int kAtenLanes = runs::kAtenLanes;
+  constexpr int kRounds = runs::kRounds;
+  constexpr int kThreads = kAtenLanes * RunThreads;
+  constexpr int kTileTokens = RunThreads * LaneTokens;
+  constexpr int kCtaTokens = kTileTokens * TilesPerCta;
+  constexpr bool kEarly = Modulation == modulation_early;
+  constexpr int kEarlyRounds = kEarly ? kRounds : 1;
+  static_assert(Hidden % 4 == 0, "aten's vectorized kernel needs hidden % 4 == 0");
+  static_assert(RunThreads == 1 || RunThreads == 2 || RunThreads == 4, "1, 2 or 4 threads share a lane");
+  static_assert(LaneTokens == 2 || LaneTokens == 4 || LaneTokens == 8, "runs of 2, 4 or 8 tokens");
+  static_assert(TilesPerCta == 1 || TilesPerCta == 2 || TilesPerCta == 4, "1, 2 or 4 tiles a CTA");
+
+  const int lane = threadIdx.x / RunThreads;
+  const int part = threadIdx.x % RunThreads;
+  const int ctas_per_batch = ceil_div(tokens_per_batch, kCtaTokens);
+  const int batch = blockIdx.x / ctas_per_batch;
+  const int cta_first_token = (blockIdx.x % ctas_per_batch) * kCtaTokens + part * LaneTokens;
+  const bool aligned = tokens_per_batch % LaneTokens == 0 &&
+                       reinterpret_cast<unsigned long long>(x) % (2 * LaneTokens) == 0;
+  const bf16_bits* const batch_x = x + static_cast<long long>(batch) * Hidden * tokens_per_batch;
+  const bf16_bits* const scale_row = scale + static_cast<long long>(batch) * modulation_stride;
+  const bf16_bits* const shift_row = shift + static_cast<long long>(batch) * modulation_stride;
+  // This thread's tokens of tile t: from first_token(t), available(t) of them (at most LaneTokens).
+  auto first_token = [&](int t) { return cta_first_token + t * kTileTokens; };
+  auto available = [&](int t) { return tokens_per_batch - first_token(t); };
+
+  // The tiles' rows are of one batch element: early variants load its scale
+  // and shift once, with the first tile's x.
+  packet<1> early_scale[kEarlyRounds], early_shift[kEarlyRounds];
+  runs held, next;
+  held.load(batch_x, tokens_per_batch, lane, first_token(0), available(0), aligned && available(0) >= LaneTokens);
+  if (kEarly) {
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      if (runs::in_row(r, lane)) {
+        early_scale[kEarly ? r : 0] = load_packet<1>(scale_row + 4 * (lane + r * kAtenLanes));
+        early_shift[kEarly ? r : 0] = load_packet<1>(shift_row + 4 * (lane + r * kAtenLanes));
+      }
+    }
+  }
+
+  constexpr int kExchangeThreads = RunThreads > 1 ? kThreads : 1;
+  __shared__ float exchange[2 * LaneTokens + 1][kExchangeThreads];
+  __shared__ float total_mean[4][kTileTokens], total_m2[4][kTileTokens], total_count[4];
+  __shared__ row_stats tile_stats[kTileTokens];
+#pragma unroll
+  for (int t = 0; t < TilesPerCta; ++t) {
+    // A CTA past its batch element's last token still reaches every barrier.
+    if (t + 1 < TilesPerCta) {
+      next.load(batch_x, tokens_per_batch, lane, first_token(t + 1), available(t + 1),
+                aligned && available(t + 1) >= LaneTokens);
+    }
+
+    // The pushes: element 4 r + c of the lane's sequence, for every token.
+    float mean[LaneTokens], m2[LaneTokens];
+#pragma unroll
+    for (int k = 0; k < LaneTokens; ++k) mean[k] = m2[k] = 0.0f;
+    float count = 0.0f;
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      if (runs::in_row(r, lane)) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const float inv_count = __frcp_rn(static_cast<float>(4 * r + c + 1));
+#pragma unroll
+          for (int k = 0; k < LaneTokens; ++k)
+            welford_push_moments(mean[k], m2[k], bf16_to_float(token_of(held.run[r][c], k)), inv_count);
+        }
+        count = static_cast<float>(4 * (r + 1));
+      }
+    }
+
+    // aten's warp tree, every token at once: one set of weights a level.
+#pragma unroll
+    for (int level = 0; level < 5; ++level) {
+      const int offset = warp_tree_offset(level) * RunThreads;
+      float other_mean[LaneTokens], other_m2[LaneTokens], other_count;
+      if (offset < 32) {
+        other_count = __shfl_down_sync(0xffffffffu, count, offset);
+#pragma unroll
+        for (int k = 0; k < LaneTokens; ++k) {
+          other_mean[k] = __shfl_down_sync(0xffffffffu, mean[k], offset);
+          other_m2[k] = __shfl_down_sync(0xffffffffu, m2[k], offset);
+        }
+      } else {
+        // The partner is in another warp. Like a shuffle past the warp's end, a
+        // partner past the CTA's is the thread itself (its result is unused).
+        __syncthreads();  // an earlier level's or tile's reads are done
+#pragma unroll
+        for (int k = 0; k < LaneTokens; ++k) {
+          exchange[k][threadIdx.x] = mean[k];
+          exchange[LaneTokens + k][threadIdx.x] = m2[k];
+        }
+        exchange[2 * LaneTokens][threadIdx.x] = count;
+        __syncthreads();
+        const int from = threadIdx.x + offset < kThreads ? threadIdx.x + offset : threadIdx.x;
+#pragma unroll
+        for (int k = 0; k < LaneTokens; ++k) {
+          other_mean[k] = exchange[k][from];
+          other_m2[k] = exchange[LaneTokens + k][from];
+        }
+        other_count = exchange[2 * LaneTokens][from];
+      }
+      const combine_weights weights = weights_for(count, other_count);
+#pragma unroll
+      for (int k = 0; k < LaneTokens; ++k) {
+        const welford_state combined = welford_combine(welford_state{mean[k], m2[k], count},
+                                                       welford_state{other_mean[k], other_m2[k], other_count}, weights);
+        mean[k] = combined.mean;
+        m2[k] = combined.m2;
+      }
+      count = weights.count;
+    }
+
+    // The four warps' totals of each token, in aten's order, by one thread a
+    // token; then every thread takes its tokens' statistics. (The previous
+    // tile's readers of these arrays have all passed this tile's barriers or
+    // the one below before they are written again.)
+    if (lane % 32 == 0) {
+#pragma unroll
+      for (int k = 0; k < LaneTokens; ++k) {
+        total_mean[lane / 32][part * LaneTokens + k] = mean[k];
+        total_m2[lane / 32][part * LaneTokens + k] = m2[k];
+      }
+      if (part == 0) total_count[lane / 32] = count;
+    }
+    __syncthreads();
+    if (threadIdx.x < kTileTokens) {
+      welford_state totals[4];
+#pragma unroll
+      for (int w = 0; w < 4; ++w)
+        totals[w] = welford_state{total_mean[w][threadIdx.x], total_m2[w][threadIdx.x], total_count[w]};
+      tile_stats[threadIdx.x] = finalize_stats(combine_four_warps(totals), Hidden, eps);
+    }
+    __syncthreads();
+    row_stats stats[LaneTokens];
+#pragma unroll
+    for (int k = 0; k < LaneTokens; ++k) stats[k] = tile_stats[part * LaneTokens + k];
+
+    // Pass 2: token k's four channels of vector lane + 128 r, from the four runs.
+    bf16_bits* const first_out =
+        out + (static_cast<long long>(batch) * tokens_per_batch + first_token(t)) * Hidden;
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      const int vector = lane + r * kAtenLanes;
+      if (runs::in_row(r, lane)) {
+        const packet<1> sc = kEarly ? early_scale[kEarly ? r : 0] : load_packet<1>(scale_row + 4 * vector);
+        const packet<1> sh = kEarly ? early_shift[kEarly ? r : 0] : load_packet<1>(shift_row + 4 * vector);
+#pragma unroll
+        for (int k = 0; k < LaneTokens; ++k) {
+          if (k < available(t)) {
+            packet<1> result;
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+              const unsigned int pair =
+                  pack_bf16x2(token_of(held.run[r][2 * w], k), token_of(held.run[r][2 * w + 1], k));
+              result.set_word(w, modulated_layer_norm_bf16x2(pair, stats[k], sc.word(w), sh.word(w)));
+            }
+            store_packet<1>(first_out + static_cast<long long>(k) * Hidden + 4 * vector, result);
+          }
+        }
+      }
+    }
+    if (t + 1 < TilesPerCta) held = next;
+  }
+}
+
+}  // namespace exactune_kernels
