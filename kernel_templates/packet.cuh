@@ -32,11 +32,17 @@ template <> struct bf16_words<4> {
 // VecLanes aten vectors of 4 bf16: two words each.
 template <int VecLanes> using packet = bf16_words<2 * VecLanes>;
 
-template <int VecLanes>
-__device__ __forceinline__ packet<VecLanes> load_packet(const bf16_bits* p) {
-  packet<VecLanes> r;
+// Words words from p, aligned to their 4 * Words bytes, in one load.
+template <int Words>
+__device__ __forceinline__ bf16_words<Words> load_words(const bf16_bits* p) {
+  bf16_words<Words> r;
   r.v = *reinterpret_cast<const decltype(r.v)*>(p);
   return r;
+}
+
+template <int VecLanes>
+__device__ __forceinline__ packet<VecLanes> load_packet(const bf16_bits* p) {
+  return load_words<2 * VecLanes>(p);
 }
 
 template <int VecLanes>

@@ -16,9 +16,7 @@ template <int TokenWords> using token_run = bf16_words<TokenWords>;
 // One aligned run: p is aligned to the run's 4 * TokenWords bytes.
 template <int TokenWords>
 __device__ __forceinline__ token_run<TokenWords> load_token_run(const bf16_bits* p) {
-  token_run<TokenWords> r;
-  r.v = *reinterpret_cast<const decltype(r.v)*>(p);
-  return r;
+  return load_words<TokenWords>(p);
 }
 
 // Token k of a run (k a compile-time constant).
