@@ -63,13 +63,15 @@ std::string lanes_exclusion(const TokenMajorConfig& c, int hidden) {
   }
   if (hidden % 4 != 0) return fmt::format("hidden {} is not a multiple of 4 (aten's vectors)", hidden);
   const int rounds = (hidden / 4 + kAtenLanes - 1) / kAtenLanes;
-  // With several tiles a CTA, the next tile's runs are held beside the current one's.
-  const int value_registers = rounds * 4 * lane_tokens / 2 * (c.tiles_per_cta == 1 ? 1 : 2);
+  const int value_registers = rounds * 4 * lane_tokens / 2;
   if (value_registers > kMaxLanesValueRegisters) {
-    return fmt::format("a thread would hold {} registers of x ({} vectors of {} tokens{}), over {}", value_registers,
-                       rounds, lane_tokens, c.tiles_per_cta == 1 ? "" : ", for two tiles",
-                       kMaxLanesValueRegisters);
+    return fmt::format("a thread would hold {} registers of x ({} vectors of {} tokens), over {}", value_registers,
+                       rounds, lane_tokens, kMaxLanesValueRegisters);
   }
+  // The bound on registers bounds the staged next tile too: a register of x
+  // is 4 bytes of each of the CTA's 128 * 4 threads at most, so 2 KiB, and
+  // 96 of them are 192 KiB, under kMaxTileBytes.
+  static_assert(kMaxLanesValueRegisters * 4 * kAtenLanes * 4 <= kMaxTileBytes);
   return {};
 }
 
@@ -121,8 +123,8 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
         {"token_bytes", "in-place variants: bytes per load along N (2, 4 or 8 tokens; lanes: the tokens each "
                         "thread carries); partial or misaligned runs are read a token at a time",
          {"4", "8", "16"}},
-        {"tiles_per_cta", "lanes variants: consecutive tiles a CTA normalises, the next one's loads in flight "
-                          "while the current one is reduced and stored",
+        {"tiles_per_cta", "lanes variants: tiles a CTA normalises (strided by the batch element's CTAs), the next "
+                          "one copied to shared memory while the current one is reduced and stored",
          {"1", "2", "4"}},
     };
   }
@@ -289,7 +291,13 @@ Variant TokenMajorConfig::contiguous_variant() const {
 // As token_tile<>::kRowStride in the kernel computes it (which checks the
 // bytes it is given).
 std::int64_t TokenMajorConfig::tile_bytes(int hidden) const {
-  if (read == TokenMajorRead::lanes) return 0;  // its few shared bytes are static
+  if (read == TokenMajorRead::lanes) {
+    // The staged next tile, when there is one: every thread's runs of every
+    // round (its few other shared bytes are static).
+    if (tiles_per_cta == 1) return 0;
+    const std::int64_t rounds = (hidden / 4 + kAtenLanes - 1) / kAtenLanes;
+    return rounds * 4 * (std::int64_t{kAtenLanes} * run_threads()) * token_bytes;
+  }
   constexpr int kSwizzleGroup = 64;  // elements: 8 units of 16 bytes
   const std::int64_t row_stride =
       swizzled ? (hidden + kSwizzleGroup - 1) / kSwizzleGroup * kSwizzleGroup : hidden + 4 * (vector_bytes / 8);

@@ -41,7 +41,8 @@ struct TokenMajorConfig {
   // Lanes variants: the threads that share one aten lane, each with
   // token_bytes / 2 tokens of the tile (1, 2 or 4 valid).
   int run_threads() const { return tile_tokens / (token_bytes / 2); }
-  // The tokens of a batch element one CTA normalises.
+  // How many tokens of a batch element one CTA normalises (a lanes CTA's
+  // tiles are strided, not consecutive).
   int cta_tokens() const { return tile_tokens * tiles_per_cta; }
 
   static TokenMajorConfig from(const Variant& variant);
@@ -51,7 +52,7 @@ struct TokenMajorConfig {
   // and whose row plan a tile variant's second step is.
   Variant contiguous_variant() const;
   // Dynamic shared memory an in-place variant's CTA holds its tile in, for
-  // rows of `hidden` (none for lanes variants).
+  // rows of `hidden` (lanes variants: the staged next tile, none for one tile).
   std::int64_t tile_bytes(int hidden) const;
   // In-place variants: one CTA per cta_tokens() tokens of one batch element.
   LaunchGeometry tile_geometry(int batch, int tokens, int hidden) const;

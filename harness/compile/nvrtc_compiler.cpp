@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/compiler.hpp"
+#include "compile/cubin_resources.hpp"
 #include "util/embedded_files.hpp"
 #include <exactune/error.hpp>
 #include "compile/ptxas_report.hpp"
@@ -71,9 +72,15 @@ struct ProgramResult {
   std::vector<char> cubin;
   std::vector<std::string> entries;
 
-  bool every_report_found() const {
+  // The ptxas report of the entry, else what its cubin tells (cubin_resources.hpp).
+  std::optional<KernelResources> resources_of(const std::string& entry) const {
+    if (std::optional<KernelResources> reported = parse_ptxas_report(log, entry)) return reported;
+    return resources_from_cubin(std::string_view(cubin.data(), cubin.size()), entry);
+  }
+
+  bool every_resource_known() const {
     return std::all_of(entries.begin(), entries.end(),
-                       [&](const std::string& entry) { return parse_ptxas_report(log, entry).has_value(); });
+                       [&](const std::string& entry) { return resources_of(entry).has_value(); });
   }
 };
 
@@ -208,10 +215,11 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
       std::shared_lock shared(report_mutex());
       program = run_nvrtc(batch, options);
     }
-    if (program.compiled && !program.every_report_found()) {
-      // Seen on the H200 machine's NVRTC: under concurrent compiles a ptxas
-      // report sometimes goes missing. Compile again with no other compile
-      // running; a kernel still without its report is not cached.
+    if (program.compiled && !program.every_resource_known()) {
+      // Seen on the H200 machine's NVRTC: a ptxas report sometimes goes
+      // missing, and the cubin cannot stand in for a kernel with a stack
+      // frame. Compile again with no other compile running; a kernel whose
+      // resources are still unknown is not cached.
       std::unique_lock exclusive(report_mutex());
       program = run_nvrtc(batch, options);
     }
@@ -237,10 +245,9 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
       outcome.kernel.entry = program.entries[i];
       outcome.kernel.binary = program.cubin;
       outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
-      // A kernel that compiled stays usable when its report is missing: its
-      // resources are then recorded as unknown, and the log is kept to look at.
-      outcome.kernel.resources =
-          parse_ptxas_report(program.log, outcome.kernel.entry).value_or(KernelResources{-1, 0, 0, 0, 0});
+      // A kernel that compiled stays usable when its resources are unknown:
+      // they are then recorded as such, and the log is kept to look at.
+      outcome.kernel.resources = program.resources_of(outcome.kernel.entry).value_or(KernelResources{-1, 0, 0, 0, 0});
       if (outcome.kernel.resources.registers < 0) continue;
       if (!cubin_stored) {
         cache.write(cubin_id, ".cubin", std::string_view(program.cubin.data(), program.cubin.size()));

@@ -534,7 +534,7 @@ struct LaunchConfig {
   int tile_tokens;  // in-place variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make more, smaller CTAs)
   TileLayout tile_layout;
   int token_bytes;  // in-place variants: bytes per load along N (2, 4 or 8 tokens; lanes: the tokens each thread carries); partial or misaligned runs are read a token at a time
-  int tiles_per_cta;  // lanes variants: consecutive tiles a CTA normalises, the next one's loads in flight while the current one is reduced and stored
+  int tiles_per_cta;  // lanes variants: tiles a CTA normalises (strided by the batch element's CTAs), the next one copied to shared memory while the current one is reduced and stored
   const char* variant;
 };
 

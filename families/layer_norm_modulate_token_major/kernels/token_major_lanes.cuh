@@ -27,16 +27,20 @@
 // shuffle while that stays inside a warp, a round through shared memory where
 // it crosses warps (the first level at RunThreads 2, the first two at 4).
 //
-// A CTA may take TilesPerCta consecutive tiles, one after the other: the next
-// tile's loads are issued before the current tile's reduction, so that its
-// reads overlap the current tile's barriers and stores. With one tile a CTA
-// an SM's loads, reduction and stores run one after the other, and so they do
-// on every SM at once.
+// A CTA may take TilesPerCta tiles of its batch element, strided by the CTAs
+// of that element (CTA c takes tiles c, c + C, c + 2C, ...: the first tiles of
+// every CTA are read before any second one). While it reduces and stores one
+// tile, the next one's runs travel from global to shared memory by
+// asynchronous copies, which hold no registers; each thread copies and reads
+// back its own slots only, so the staging needs no barrier. With one tile a
+// CTA an SM's loads, reduction and stores run one after the other, and so they
+// do on every SM at once; with several, a CTA's stores and reduction overlap
+// its next loads.
 //
 // Axes (see layer_norm_modulate_token_major_family.cpp for their constraints):
 //   RunThreads   threads that share one lane's channels, each its own tokens: 1, 2 or 4
 //   LaneTokens   tokens a thread carries: 2, 4 or 8 (loads of 4, 8 or 16 bytes along N)
-//   TilesPerCta  consecutive tiles a CTA normalises: 1, 2 or 4
+//   TilesPerCta  tiles a CTA normalises, the next one staged in shared memory: 1, 2 or 4
 //   Modulation   modulation_early: scale and shift loaded with x in pass 1 and
 //                held (the tile's tokens share them); modulation_late: in pass 2
 // A thread whose run is cut by the end of the tokens, or whose x is not
@@ -76,6 +80,37 @@ struct lane_runs {
       }
     }
   }
+
+  // The staging of a whole, aligned tile: run (r, c) of thread i in slot
+  // (4 r + c) * threads + i, so that a warp's copies and reads are contiguous.
+  static constexpr int kStagedRuns = kRounds * 4;
+  __device__ static int slot(int r, int c, int thread, int threads) { return (4 * r + c) * threads + thread; }
+
+  __device__ static void stage(token_run<kRunWords>* staged, const bf16_bits* batch_x, int tokens_per_batch, int lane,
+                               int first_token, int thread, int threads) {
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      if (in_row(r, lane)) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          copy_words_async<kRunWords>(
+              staged + slot(r, c, thread, threads),
+              batch_x + static_cast<long long>(4 * (lane + r * kAtenLanes) + c) * tokens_per_batch + first_token);
+        }
+      }
+    }
+  }
+
+  // After wait_async_copies: the runs this thread staged.
+  __device__ void unstage(const token_run<kRunWords>* staged, int lane, int thread, int threads) {
+#pragma unroll
+    for (int r = 0; r < kRounds; ++r) {
+      if (in_row(r, lane)) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) run[r][c] = staged[slot(r, c, thread, threads)];
+      }
+    }
+  }
 };
 
 template <int Hidden, int RunThreads, int LaneTokens, int Modulation, int TilesPerCta>
@@ -89,7 +124,6 @@ __global__ void __launch_bounds__(128 * RunThreads)
   constexpr int kRounds = runs::kRounds;
   constexpr int kThreads = kAtenLanes * RunThreads;
   constexpr int kTileTokens = RunThreads * LaneTokens;
-  constexpr int kCtaTokens = kTileTokens * TilesPerCta;
   constexpr bool kEarly = Modulation == modulation_early;
   constexpr int kEarlyRounds = kEarly ? kRounds : 1;
   static_assert(Hidden % 4 == 0, "aten's vectorized kernel needs hidden % 4 == 0");
@@ -99,23 +133,46 @@ __global__ void __launch_bounds__(128 * RunThreads)
 
   const int lane = threadIdx.x / RunThreads;
   const int part = threadIdx.x % RunThreads;
-  const int ctas_per_batch = ceil_div(tokens_per_batch, kCtaTokens);
+  const int tiles_per_batch = ceil_div(tokens_per_batch, kTileTokens);
+  const int ctas_per_batch = ceil_div(tiles_per_batch, TilesPerCta);
   const int batch = blockIdx.x / ctas_per_batch;
-  const int cta_first_token = (blockIdx.x % ctas_per_batch) * kCtaTokens + part * LaneTokens;
+  const int first_tile = blockIdx.x % ctas_per_batch;
   const bool aligned = tokens_per_batch % LaneTokens == 0 &&
                        reinterpret_cast<unsigned long long>(x) % (2 * LaneTokens) == 0;
   const bf16_bits* const batch_x = x + static_cast<long long>(batch) * Hidden * tokens_per_batch;
   const bf16_bits* const scale_row = scale + static_cast<long long>(batch) * modulation_stride;
   const bf16_bits* const shift_row = shift + static_cast<long long>(batch) * modulation_stride;
-  // This thread's tokens of tile t: from first_token(t), available(t) of them (at most LaneTokens).
-  auto first_token = [&](int t) { return cta_first_token + t * kTileTokens; };
+  // Tile t of this CTA (it exists, for the whole CTA alike, while it is below
+  // tiles_per_batch); this thread's tokens of it: from first_token(t),
+  // available(t) of them (at most LaneTokens).
+  auto tile_of = [&](int t) { return first_tile + t * ctas_per_batch; };
+  auto first_token = [&](int t) { return tile_of(t) * kTileTokens + part * LaneTokens; };
   auto available = [&](int t) { return tokens_per_batch - first_token(t); };
+  auto whole = [&](int t) { return aligned && available(t) >= LaneTokens; };
+
+  // The staged next tile is dynamic shared memory on the GPU (over 48 KiB for
+  // most shapes); the launcher gives the bytes of kStageRuns runs, which is checked. The host
+  // compiler has no such limit, so there it is an array of its own.
+  typedef token_run<runs::kRunWords> run_words;
+  constexpr int kStageRuns = TilesPerCta > 1 ? runs::kStagedRuns * kThreads : 1;
+#if defined(__CUDACC__)
+  extern __shared__ __align__(16) unsigned char lane_stage_storage[];
+  run_words* const staged = reinterpret_cast<run_words*>(lane_stage_storage);
+  if (TilesPerCta > 1) {
+    unsigned int dynamic_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
+    if (dynamic_bytes < kStageRuns * sizeof(run_words)) __trap();
+  }
+#else
+  alignas(16) __shared__ run_words lane_stage_storage[kStageRuns];
+  run_words* const staged = lane_stage_storage;
+#endif
 
   // The tiles' rows are of one batch element: early variants load its scale
   // and shift once, with the first tile's x.
   packet<1> early_scale[kEarlyRounds], early_shift[kEarlyRounds];
-  runs held, next;
-  held.load(batch_x, tokens_per_batch, lane, first_token(0), available(0), aligned && available(0) >= LaneTokens);
+  runs held;
+  held.load(batch_x, tokens_per_batch, lane, first_token(0), available(0), whole(0));
   if (kEarly) {
 #pragma unroll
     for (int r = 0; r < kRounds; ++r) {
@@ -130,13 +187,11 @@ __global__ void __launch_bounds__(128 * RunThreads)
   __shared__ float exchange[2 * LaneTokens + 1][kExchangeThreads];
   __shared__ float total_mean[4][kTileTokens], total_m2[4][kTileTokens], total_count[4];
   __shared__ row_stats tile_stats[kTileTokens];
-#pragma unroll
+#pragma unroll 1
   for (int t = 0; t < TilesPerCta; ++t) {
-    // A CTA past its batch element's last token still reaches every barrier.
-    if (t + 1 < TilesPerCta) {
-      next.load(batch_x, tokens_per_batch, lane, first_token(t + 1), available(t + 1),
-                aligned && available(t + 1) >= LaneTokens);
-    }
+    const bool has_next = t + 1 < TilesPerCta && tile_of(t + 1) < tiles_per_batch;
+    if (has_next && whole(t + 1))
+      runs::stage(staged, batch_x, tokens_per_batch, lane, first_token(t + 1), threadIdx.x, kThreads);
 
     // The pushes: element 4 r + c of the lane's sequence, for every token.
     float mean[LaneTokens], m2[LaneTokens];
@@ -248,7 +303,13 @@ __global__ void __launch_bounds__(128 * RunThreads)
         }
       }
     }
-    if (t + 1 < TilesPerCta) held = next;
+    if (!has_next) break;
+    wait_async_copies();
+    if (whole(t + 1)) {
+      held.unstage(staged, lane, threadIdx.x, kThreads);
+    } else {
+      held.load(batch_x, tokens_per_batch, lane, first_token(t + 1), available(t + 1), false);
+    }
   }
 }
 

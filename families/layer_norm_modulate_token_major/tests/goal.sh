@@ -6,6 +6,9 @@
 # through ci/gpu.sh; reports under $OUT/reports/<family>/ (packed in
 # $OUT/00-gpu-results.tgz), the contiguous baseline's under
 # $OUT/reports/contiguous-baseline/. Extra ci/gpu.sh stages may follow.
+# EXACTUNE_SWEEP_ARGS narrows or sets up the token-major sweep (ci/gpu.sh);
+# EXACTUNE_BASELINE_ARGS the contiguous one (e.g. --variants 'w2_*' for a
+# quick look; the goal is judged against the whole contiguous space).
 #   usage: families/layer_norm_modulate_token_major/tests/goal.sh [more ci/gpu.sh stages...]
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -17,7 +20,7 @@ bash ci/gpu.sh sweep "$@" || status=1
 bin=$EXACTUNE_BUILD_DIR/exactune
 "$bin" sweep --family layer_norm_modulate \
   --shapes families/layer_norm_modulate_token_major/tests/data/shapes/contiguous_baseline.yaml \
-  --out "$OUT/reports/contiguous-baseline" >"$OUT/sweep-contiguous-baseline.log" 2>&1 || status=1
+  --out "$OUT/reports/contiguous-baseline" ${EXACTUNE_BASELINE_ARGS:-} >"$OUT/sweep-contiguous-baseline.log" 2>&1 || status=1
 tail -8 "$OUT/sweep-contiguous-baseline.log"
 python3 families/layer_norm_modulate_token_major/tests/goal.py "$OUT/reports/layer_norm_modulate_token_major/sweep.yaml" \
   "$OUT/reports/contiguous-baseline/sweep.yaml" | tee "$OUT/goal.txt" || status=1

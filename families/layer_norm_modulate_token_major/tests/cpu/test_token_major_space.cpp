@@ -94,17 +94,22 @@ TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, 
                                                              {"token_bytes", "8"}, {"tiles_per_cta", "2"}});
   CHECK(lanes.run_threads() == 2);
   CHECK(lanes.cta_tokens() == 16);
-  CHECK(lanes.tile_bytes(2240) == 0);
+  // The staged next tile: 5 rounds of 4 channels, a run of 8 bytes for each of 256 threads.
+  CHECK(lanes.tile_bytes(2240) == 5 * 4 * 256 * 8);
   const LaunchGeometry g = lanes.tile_geometry(2, 37, 2240);
   CHECK(g.grid.x == 2 * 3);  // 37 tokens: three CTAs of 16 a batch element
   CHECK(g.block.x == 256);
-  CHECK(g.dynamic_shared_bytes == 0);
+  CHECK(g.dynamic_shared_bytes == 5 * 4 * 256 * 8);
+  TokenMajorConfig one_tile = lanes;
+  one_tile.tiles_per_cta = 1;
+  CHECK(one_tile.tile_bytes(2240) == 0);
   CHECK(family().variant_name({
             {"read", "lanes"}, {"num_warps", "8"}, {"rows_per_cta", "1"}, {"vector_bytes", "8"},
             {"modulation", "early"}, {"grid", "full"}, {"tile_tokens", "8"}, {"tile_layout", "padded"},
             {"token_bytes", "8"}, {"tiles_per_cta", "2"}}) == "lanes8x2_n8_w8_early");
-  // Every valid lanes variant at Sana's hidden: warps follow the sharing, and
-  // a thread holds no more than 96 registers of x.
+  // Every valid lanes variant at Sana's hidden: warps follow the sharing, a
+  // thread holds no more than 96 registers of x, and the staged tile fits in
+  // the 227 KiB of shared memory a CTA may hold.
   std::size_t valid = 0;
   for (const Variant& v : valid_variants(family(), 2240)) {
     const TokenMajorConfig c = TokenMajorConfig::from(v);
@@ -112,9 +117,10 @@ TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, 
     ++valid;
     CHECK(c.num_warps == 4 * c.run_threads());
     CHECK(c.rows_per_cta == 1);
-    CHECK(5 * 4 * (c.token_bytes / 2) / 2 * (c.tiles_per_cta == 1 ? 1 : 2) <= 96);
+    CHECK(5 * 4 * (c.token_bytes / 2) / 2 <= 96);
+    CHECK(c.tile_bytes(2240) <= 227 * 1024);
   }
-  CHECK(valid == 42);
+  CHECK(valid == 54);
   // Only lanes variants take several tiles a CTA.
   for (const Candidate& c : enumerate_space(family(), 2240)) {
     const TokenMajorConfig config = TokenMajorConfig::from(c.variant);
