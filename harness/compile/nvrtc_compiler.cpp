@@ -71,16 +71,22 @@ struct ProgramResult {
   double compile_ms = 0;
   std::vector<char> cubin;
   std::vector<std::string> entries;
+  // Entry i's ptxas report, else what the cubin tells (cubin_resources.hpp);
+  // none when neither knows.
+  std::vector<std::optional<KernelResources>> resources;
 
-  // The ptxas report of the entry, else what its cubin tells (cubin_resources.hpp).
-  std::optional<KernelResources> resources_of(const std::string& entry) const {
-    if (std::optional<KernelResources> reported = parse_ptxas_report(log, entry)) return reported;
-    return resources_from_cubin(std::string_view(cubin.data(), cubin.size()), entry);
+  void find_resources() {
+    resources.clear();
+    for (const std::string& entry : entries) {
+      std::optional<KernelResources> found = parse_ptxas_report(log, entry);
+      if (!found) found = resources_from_cubin(std::string_view(cubin.data(), cubin.size()), entry);
+      resources.push_back(found);
+    }
   }
 
   bool every_resource_known() const {
-    return std::all_of(entries.begin(), entries.end(),
-                       [&](const std::string& entry) { return resources_of(entry).has_value(); });
+    return std::all_of(resources.begin(), resources.end(),
+                       [](const std::optional<KernelResources>& r) { return r.has_value(); });
   }
 };
 
@@ -135,6 +141,7 @@ ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vec
   check_nvrtc(nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize");
   result.cubin.resize(cubin_size);
   check_nvrtc(nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN");
+  result.find_resources();
   result.compiled = true;
   return result;
 }
@@ -247,7 +254,7 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
       outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
       // A kernel that compiled stays usable when its resources are unknown:
       // they are then recorded as such, and the log is kept to look at.
-      outcome.kernel.resources = program.resources_of(outcome.kernel.entry).value_or(KernelResources{-1, 0, 0, 0, 0});
+      outcome.kernel.resources = program.resources[i].value_or(KernelResources{-1, 0, 0, 0, 0});
       if (outcome.kernel.resources.registers < 0) continue;
       if (!cubin_stored) {
         cache.write(cubin_id, ".cubin", std::string_view(program.cubin.data(), program.cubin.size()));

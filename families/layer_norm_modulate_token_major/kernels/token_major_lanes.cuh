@@ -64,6 +64,12 @@ struct lane_runs {
 
   __device__ static bool in_row(int r, int lane) { return r < kFullRounds || lane + r * kAtenLanes < kRowVectors; }
 
+  // Where run (r, c) of the thread's tokens from first_token starts.
+  __device__ static const bf16_bits* run_address(const bf16_bits* batch_x, int tokens_per_batch, int lane, int r, int c,
+                                                 int first_token) {
+    return batch_x + static_cast<long long>(4 * (lane + r * kAtenLanes) + c) * tokens_per_batch + first_token;
+  }
+
   // available: the thread's tokens before the end of its batch element's
   // (at most LaneTokens; none when <= 0); whole: its run is whole and aligned.
   __device__ void load(const bf16_bits* batch_x, int tokens_per_batch, int lane, int first_token, int available,
@@ -73,8 +79,7 @@ struct lane_runs {
       if (in_row(r, lane)) {
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          const bf16_bits* p =
-              batch_x + static_cast<long long>(4 * (lane + r * kAtenLanes) + c) * tokens_per_batch + first_token;
+          const bf16_bits* p = run_address(batch_x, tokens_per_batch, lane, r, c, first_token);
           run[r][c] = whole ? load_token_run<kRunWords>(p) : load_partial_run<kRunWords>(p, available);
         }
       }
@@ -93,9 +98,8 @@ struct lane_runs {
       if (in_row(r, lane)) {
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          copy_words_async<kRunWords>(
-              staged + slot(r, c, thread, threads),
-              batch_x + static_cast<long long>(4 * (lane + r * kAtenLanes) + c) * tokens_per_batch + first_token);
+          copy_words_async<kRunWords>(staged + slot(r, c, thread, threads),
+                                      run_address(batch_x, tokens_per_batch, lane, r, c, first_token));
         }
       }
     }
