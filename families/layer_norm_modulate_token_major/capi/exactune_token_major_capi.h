@@ -21,6 +21,11 @@ int exactune_token_major_reference(const exactune_problem* problem, uint16_t* ou
 /* The valid variants at this hidden size, one name per line. */
 int exactune_token_major_list_variants(int32_t hidden, char* names, size_t capacity);
 
+/* A pairwise cover of them, one name per line: every pair of axis values that
+ * some valid variant holds together, some listed one holds (a few dozen, where
+ * running every variant would take minutes of compiles). */
+int exactune_token_major_list_covering_variants(int32_t hidden, char* names, size_t capacity);
+
 /* One variant by name into out, compiled through the on-disk cache on first use. */
 int exactune_token_major_run_variant(const exactune_problem* problem, const char* variant, uint16_t* out);
 

@@ -11,10 +11,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,8 @@ struct CapiLibrary {
   int (*qk_list_variants)(int32_t, char*, size_t) = nullptr;
   int (*qk_reference)(const exactune_qk_problem*, uint16_t*, uint16_t*, float*, float*, float*, float*) = nullptr;
   int (*qk_run_variant)(const exactune_qk_problem*, const char*, uint16_t*, uint16_t*) = nullptr;
+  int (*token_major_list_variants)(int32_t, char*, size_t) = nullptr;
+  int (*token_major_list_covering_variants)(int32_t, char*, size_t) = nullptr;
 
   template <class F>
   void find(F& entry, const char* name) {
@@ -61,6 +65,8 @@ const CapiLibrary& capi() {
     l.find(l.qk_list_variants, "exactune_qk_list_variants");
     l.find(l.qk_reference, "exactune_qk_reference");
     l.find(l.qk_run_variant, "exactune_qk_run_variant");
+    l.find(l.token_major_list_variants, "exactune_token_major_list_variants");
+    l.find(l.token_major_list_covering_variants, "exactune_token_major_list_covering_variants");
     return l;
   }();
   return library;
@@ -155,6 +161,32 @@ TEST_CASE("list_variants lists a served size, and refuses a NULL or too small bu
   check_refused(capi().list_variants(64, nullptr, 100), EXACTUNE_INVALID_ARGUMENT, "names is NULL");
   check_refused(capi().list_variants(64, names.data(), 8), EXACTUNE_INVALID_ARGUMENT, "needs");
   check_refused(capi().describe_gpu(nullptr, 100), EXACTUNE_INVALID_ARGUMENT, "text is NULL");
+}
+
+TEST_CASE("the token-major covering list is a few of the valid variants, with every read, refused as the full one",
+          "[capi_validation]") {
+  auto lines = [](int (*list)(int32_t, char*, size_t), int32_t hidden) {
+    std::vector<char> names(1 << 17);
+    REQUIRE(list(hidden, names.data(), names.size()) == EXACTUNE_OK);
+    std::istringstream text(names.data());
+    std::vector<std::string> result;
+    for (std::string line; std::getline(text, line);) result.push_back(line);
+    return result;
+  };
+  const std::vector<std::string> all = lines(capi().token_major_list_variants, 1000);
+  const std::vector<std::string> cover = lines(capi().token_major_list_covering_variants, 1000);
+  INFO(cover.size() << " covering of " << all.size());
+  CHECK(cover.size() * 4 < all.size());
+  for (const std::string& name : cover) CHECK(std::find(all.begin(), all.end(), name) != all.end());
+  for (const char* read : {"copy_", "tile", "lanes"}) {
+    INFO(read);
+    CHECK(std::any_of(cover.begin(), cover.end(), [&](const std::string& n) { return n.rfind(read, 0) == 0; }));
+  }
+  char names[64];
+  check_refused(capi().token_major_list_covering_variants(62, names, sizeof names), EXACTUNE_NOT_SERVED,
+                "exactune_token_major_list_covering_variants: hidden 62");
+  check_refused(capi().token_major_list_covering_variants(1000, names, sizeof names), EXACTUNE_INVALID_ARGUMENT,
+                "needs");
 }
 
 TEST_CASE("run_variant and reference refuse an unserved hidden size before reading x, even a buffer too short for it",
