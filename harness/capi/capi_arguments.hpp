@@ -16,7 +16,10 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family.hpp>
+#include <exactune/gpu_session.hpp>
 #include <exactune/space.hpp>
+
+#include "space/pairwise_cover.hpp"
 
 namespace exactune {
 
@@ -84,6 +87,18 @@ class CapiArguments {
                                     family_.size_parameter(), size));
     }
     return *found;
+  }
+
+  // A list entry's whole work: the valid variants at `size`, one name per
+  // line, into the caller's `names` (all of them, or a pairwise cover of them).
+  enum class Listing { all, pairwise_cover };
+  void list_variants(std::int32_t size, char* names, std::size_t capacity, Listing listing = Listing::all) const {
+    require_served_size(size);
+    require_pointer(names, "names");
+    const std::vector<Variant> valid = valid_variants(family_, size);
+    std::string text;
+    for (const Variant& v : listing == Listing::pairwise_cover ? pairwise_cover(valid) : valid) text += v.name + "\n";
+    capi_copy_text(text, names, capacity, entry_);
   }
 
   // Throws input_error "<entry>: <why>" for a check of the caller's own.

@@ -118,11 +118,7 @@ int exactune_reference(const exactune_problem* problem, uint16_t* out, uint16_t*
 int exactune_list_variants(int32_t hidden, char* names, size_t capacity) {
   return capi_guarded([&] {
     const CapiArguments arguments("exactune_list_variants", layer_norm_modulate_family());
-    arguments.require_served_size(hidden);
-    arguments.require_pointer(names, "names");
-    std::string text;
-    for (const Variant& v : valid_variants(layer_norm_modulate_family(), hidden)) text += v.name + "\n";
-    capi_copy_text(text, names, capacity, "exactune_list_variants");
+    arguments.list_variants(hidden, names, capacity);
   });
 }
 

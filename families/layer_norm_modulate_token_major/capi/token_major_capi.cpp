@@ -12,7 +12,6 @@
 #include "layer_norm_modulate/capi/modulate_problem_checks.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"
-#include "space/pairwise_cover.hpp"
 
 namespace {
 
@@ -29,30 +28,23 @@ void copy_out(const std::vector<std::uint16_t>& from, std::uint16_t* to) {
   std::memcpy(to, from.data(), from.size() * sizeof(std::uint16_t));
 }
 
-// The valid variants at `hidden`, all of them or a pairwise cover of them.
-int list_token_major_variants(const char* function, bool pairwise, int32_t hidden, char* names, size_t capacity) {
-  return capi_guarded([&] {
-    const KernelFamily& family = layer_norm_modulate_token_major_family();
-    const CapiArguments arguments(function, family);
-    arguments.require_served_size(hidden);
-    arguments.require_pointer(names, "names");
-    const std::vector<Variant> valid = valid_variants(family, hidden);
-    std::string text;
-    for (const Variant& v : pairwise ? pairwise_cover(valid) : valid) text += v.name + "\n";
-    capi_copy_text(text, names, capacity, function);
-  });
-}
-
 }  // namespace
 
 extern "C" {
 
 int exactune_token_major_list_variants(int32_t hidden, char* names, size_t capacity) {
-  return list_token_major_variants("exactune_token_major_list_variants", false, hidden, names, capacity);
+  return capi_guarded([&] {
+    const CapiArguments arguments("exactune_token_major_list_variants", layer_norm_modulate_token_major_family());
+    arguments.list_variants(hidden, names, capacity);
+  });
 }
 
 int exactune_token_major_list_covering_variants(int32_t hidden, char* names, size_t capacity) {
-  return list_token_major_variants("exactune_token_major_list_covering_variants", true, hidden, names, capacity);
+  return capi_guarded([&] {
+    const CapiArguments arguments("exactune_token_major_list_covering_variants",
+                                  layer_norm_modulate_token_major_family());
+    arguments.list_variants(hidden, names, capacity, CapiArguments::Listing::pairwise_cover);
+  });
 }
 
 int exactune_token_major_reference(const exactune_problem* problem, uint16_t* out) {

@@ -79,11 +79,7 @@ int exactune_qk_reference(const exactune_qk_problem* problem, uint16_t* q_out, u
 int exactune_qk_list_variants(int32_t head_dim, char* names, size_t capacity) {
   return capi_guarded([&] {
     const CapiArguments arguments("exactune_qk_list_variants", qk_head_layer_norm_family());
-    arguments.require_served_size(head_dim);
-    arguments.require_pointer(names, "names");
-    std::string text;
-    for (const Variant& v : valid_variants(qk_head_layer_norm_family(), head_dim)) text += v.name + "\n";
-    capi_copy_text(text, names, capacity, "exactune_qk_list_variants");
+    arguments.list_variants(head_dim, names, capacity);
   });
 }
 
