@@ -25,7 +25,9 @@
 // of each channel: 16 tokens fill a 32-byte sector, which a warp's load then
 // uses whole. aten's tree offset o becomes the thread offset o * RunThreads: a
 // shuffle while that stays inside a warp, a round through shared memory where
-// it crosses warps (the first level at RunThreads 2, the first two at 4).
+// it crosses warps (the first level at RunThreads 2, the first two at 4); the
+// two threads of a level split their tokens between them while they carry
+// more than one (tree_split), so each level moves and combines half as many.
 //
 // A CTA may take TilesPerCta tiles of its batch element, strided by the CTAs
 // of that element (CTA c takes tiles c, c + C, c + 2C, ...: the first tiles of
@@ -114,6 +116,27 @@ struct lane_runs {
         for (int c = 0; c < 4; ++c) run[r][c] = staged[slot(r, c, thread, threads)];
       }
     }
+  }
+};
+
+// aten's warp tree over a thread's LaneTokens tokens, split as it goes. At a
+// level, aten combines lane l with lane l + offset; the thread of lane l and
+// the thread of lane l ^ offset form a pair, and while a thread carries more
+// than one token, the lower side combines the first half of them and the upper
+// side the second half, both as C(lower, upper). Each level then sends half
+// as many values as the last and combines half as many, instead of all of them
+// at every level. A thread's kept tokens are named by its lane's bits of the
+// splitting offsets; the rest of its lane bits zero is the thread that ends
+// with those tokens' totals (aten's lane 0). The bits are the ones a plain
+// tree gives lane 0: a pair computes C(lower, upper) whichever side it is.
+template <int LaneTokens>
+struct tree_split {
+  static constexpr int kSplitLevels = LaneTokens == 8 ? 3 : LaneTokens == 4 ? 2 : 1;
+  __device__ static int kept_before(int level) { return LaneTokens >> (level < kSplitLevels ? level : kSplitLevels); }
+  __device__ static int split_lane_bits() {
+    int bits = 0;
+    for (int level = 0; level < kSplitLevels; ++level) bits |= warp_tree_offset(level);
+    return bits;
   }
 };
 
@@ -216,45 +239,58 @@ __global__ void __launch_bounds__(128 * RunThreads)
       }
     }
 
-    // aten's warp tree, every token at once: one set of weights a level.
+    // aten's warp tree, every token at once, the tokens split between the two
+    // sides of a pair while they last (see tree_split).
+    int first_kept = 0;  // the first of the tokens this thread still carries
 #pragma unroll
     for (int level = 0; level < 5; ++level) {
-      const int offset = warp_tree_offset(level) * RunThreads;
+      const int offset = warp_tree_offset(level);
+      const int distance = offset * RunThreads;
+      const int kept = tree_split<LaneTokens>::kept_before(level);
+      const int sent = kept > 1 ? kept / 2 : 1;
+      const bool upper = (lane & offset) != 0;
+      // A splitting pair's lower side keeps the first half of its tokens, the
+      // upper side the second: each sends the half the other keeps.
+      auto sent_index = [&](int j) { return kept > 1 && !upper ? kept / 2 + j : j; };
+      auto own_index = [&](int j) { return kept > 1 && upper ? kept / 2 + j : j; };
       float other_mean[LaneTokens], other_m2[LaneTokens], other_count;
-      if (offset < 32) {
-        other_count = __shfl_down_sync(0xffffffffu, count, offset);
+      if (distance < 32) {
+        other_count = __shfl_xor_sync(0xffffffffu, count, distance);
 #pragma unroll
-        for (int k = 0; k < LaneTokens; ++k) {
-          other_mean[k] = __shfl_down_sync(0xffffffffu, mean[k], offset);
-          other_m2[k] = __shfl_down_sync(0xffffffffu, m2[k], offset);
+        for (int j = 0; j < sent; ++j) {
+          other_mean[j] = __shfl_xor_sync(0xffffffffu, mean[sent_index(j)], distance);
+          other_m2[j] = __shfl_xor_sync(0xffffffffu, m2[sent_index(j)], distance);
         }
       } else {
-        // The partner is in another warp. Like a shuffle past the warp's end, a
-        // partner past the CTA's is the thread itself (its result is unused).
         __syncthreads();  // an earlier level's or tile's reads are done
 #pragma unroll
-        for (int k = 0; k < LaneTokens; ++k) {
-          exchange[k][threadIdx.x] = mean[k];
-          exchange[LaneTokens + k][threadIdx.x] = m2[k];
+        for (int j = 0; j < sent; ++j) {
+          exchange[j][threadIdx.x] = mean[sent_index(j)];
+          exchange[LaneTokens + j][threadIdx.x] = m2[sent_index(j)];
         }
         exchange[2 * LaneTokens][threadIdx.x] = count;
         __syncthreads();
-        const int from = threadIdx.x + offset < kThreads ? threadIdx.x + offset : threadIdx.x;
+        const int from = threadIdx.x ^ distance;
 #pragma unroll
-        for (int k = 0; k < LaneTokens; ++k) {
-          other_mean[k] = exchange[k][from];
-          other_m2[k] = exchange[LaneTokens + k][from];
+        for (int j = 0; j < sent; ++j) {
+          other_mean[j] = exchange[j][from];
+          other_m2[j] = exchange[LaneTokens + j][from];
         }
         other_count = exchange[2 * LaneTokens][from];
       }
-      const combine_weights weights = weights_for(count, other_count);
+      // Both sides compute C(lower, upper), aten's lane l with lane l + offset.
+      const float lower_count = upper ? other_count : count;
+      const float upper_count = upper ? count : other_count;
+      const combine_weights weights = weights_for(lower_count, upper_count);
 #pragma unroll
-      for (int k = 0; k < LaneTokens; ++k) {
-        const welford_state combined = welford_combine(welford_state{mean[k], m2[k], count},
-                                                       welford_state{other_mean[k], other_m2[k], other_count}, weights);
-        mean[k] = combined.mean;
-        m2[k] = combined.m2;
+      for (int j = 0; j < sent; ++j) {
+        const welford_state mine{mean[own_index(j)], m2[own_index(j)], count};
+        const welford_state theirs{other_mean[j], other_m2[j], other_count};
+        const welford_state combined = welford_combine(upper ? theirs : mine, upper ? mine : theirs, weights);
+        mean[j] = combined.mean;
+        m2[j] = combined.m2;
       }
+      if (kept > 1 && upper) first_kept += kept / 2;
       count = weights.count;
     }
 
@@ -262,13 +298,10 @@ __global__ void __launch_bounds__(128 * RunThreads)
     // token; then every thread takes its tokens' statistics. (The previous
     // tile's readers of these arrays have all passed this tile's barriers or
     // the one below before they are written again.)
-    if (lane % 32 == 0) {
-#pragma unroll
-      for (int k = 0; k < LaneTokens; ++k) {
-        total_mean[lane / 32][part * LaneTokens + k] = mean[k];
-        total_m2[lane / 32][part * LaneTokens + k] = m2[k];
-      }
-      if (part == 0) total_count[lane / 32] = count;
+    if ((lane % 32 & ~tree_split<LaneTokens>::split_lane_bits()) == 0) {
+      total_mean[lane / 32][part * LaneTokens + first_kept] = mean[0];
+      total_m2[lane / 32][part * LaneTokens + first_kept] = m2[0];
+      if (part == 0 && first_kept == 0) total_count[lane / 32] = count;
     }
     __syncthreads();
     if (threadIdx.x < kTileTokens) {
