@@ -250,6 +250,15 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
   std::vector<SizeFallback> size_fallbacks() const override { return contiguous().size_fallbacks(); }
 
   HeatmapAxes heatmap_axes() const override { return {"tile_tokens", "num_warps", "read"}; }
+
+  // The copy variants are aten's own path with a tuned kernel: the baseline
+  // that the in-place reads are measured against, which the runtime cannot
+  // launch. A table that chose one would send its rows to the eager chain.
+  std::string not_chosen_because(const std::vector<Param>& params) const override {
+    if (TokenMajorConfig::decode(params).in_place()) return {};
+    return "a copy variant needs a buffer for x's contiguous copy, which the runtime does not hold; it is the "
+           "baseline the in-place reads are measured against";
+  }
 };
 
 }  // namespace

@@ -145,6 +145,15 @@ std::vector<Timed> ranked_candidates(const ShapeResult& shape, ChooserPolicy pol
   return ranked;
 }
 
+// The ranked candidates the tables may choose from: the family's
+// not_chosen_because() removes the others (they stay in ranked_by_policy,
+// which the summary reports from).
+std::vector<Timed> choosable_candidates(const KernelFamily& family, const ShapeResult& shape, ChooserPolicy policy) {
+  std::vector<Timed> ranked = ranked_candidates(shape, policy);
+  std::erase_if(ranked, [&](const Timed& t) { return !family.not_chosen_because(t.result->params).empty(); });
+  return ranked;
+}
+
 // Row counts are products of two ints, so their products need 128 bits (GCC and Clang have them).
 __extension__ using Wide = unsigned __int128;
 
@@ -162,11 +171,12 @@ std::int64_t geometric_midpoint(std::int64_t a, std::int64_t b) {
 // One bucket per distinct row count among the shapes of `size` that have a
 // timed exact variant. Where several shapes share a row count, the first in
 // the sweep's order is the evidence.
-std::vector<Bucket> buckets_of(const SweepResults& results, int size, ChooserPolicy policy) {
+std::vector<Bucket> buckets_of(const KernelFamily& family, const SweepResults& results, int size,
+                               ChooserPolicy policy) {
   std::map<std::int64_t, Bucket> by_rows;
   for (const ShapeResult& shape : results.shapes) {
     if (shape.shape.size != size) continue;
-    std::vector<Timed> ranked = ranked_candidates(shape, policy);
+    std::vector<Timed> ranked = choosable_candidates(family, shape, policy);
     if (!ranked.empty()) by_rows.try_emplace(shape.shape.rows(), Bucket{&shape, std::nullopt, std::move(ranked)});
   }
   std::vector<Bucket> buckets;
@@ -316,7 +326,7 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
 
   std::map<int, std::vector<Bucket>> buckets;  // by size, ascending
   for (const ShapeResult& s : results.shapes) {
-    if (!buckets.contains(s.shape.size)) buckets.emplace(s.shape.size, buckets_of(results, s.shape.size, options.policy));
+    if (!buckets.contains(s.shape.size)) buckets.emplace(s.shape.size, buckets_of(family, results, s.shape.size, options.policy));
   }
   std::vector<const Bucket*> all_buckets;
   for (const auto& [size, of_size] : buckets) {
@@ -343,10 +353,11 @@ std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, Cho
 
 std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
                                                                           ChooserPolicy policy) {
+  const KernelFamily& family = FamilyRegistry::find(results.family);
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const ShapeResult& shape : results.shapes) {
     std::vector<std::string> names;
-    for (const Timed& t : ranked_candidates(shape, policy)) {
+    for (const Timed& t : choosable_candidates(family, shape, policy)) {
       if (static_cast<int>(names.size()) >= top_n) break;
       names.push_back(t.result->variant);
     }

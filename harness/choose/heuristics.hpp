@@ -105,7 +105,9 @@ struct ChooserOptions {
 // regimes, or when policy l2_resident is asked of a sweep with rotated
 // figures; exactune::input_error when the family is unknown, or when a
 // variant is of an older space (a sweep of an older format). Planted copies
-// (is_planted_variant) are never chosen nor ranked.
+// (is_planted_variant) are never chosen nor ranked; the configurations the
+// family's not_chosen_because() names are never chosen (nor runner-up), but
+// ranked.
 Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& options = {});
 
 // The shape's exact variants timed in the policy's regimes, fastest first by
@@ -114,8 +116,8 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
 std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, ChooserPolicy policy);
 
 // Per shape (in the sweep's order), its `top_n` fastest exact variants by the
-// policy: the ones worth timing again before choosing, so that the choice does
-// not rest on one lucky measurement. Shapes without a timed exact variant are left out.
+// policy that the tables may choose: the ones worth timing again before
+// choosing, so that the choice does not rest on one lucky measurement. Shapes without a timed exact variant are left out.
 std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
                                                                           ChooserPolicy policy = kDefaultPolicy);
 

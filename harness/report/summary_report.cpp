@@ -283,6 +283,25 @@ std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingReg
   return files;
 }
 
+// Where a shape's best exact variant is one the tables never choose
+// (KernelFamily::not_chosen_because), the sentence that says so and why; ""
+// when none is.
+std::string not_chosen_sentence(const SweepResults& r, const Heuristics& h, const KernelFamily& family) {
+  std::vector<std::string> names;
+  std::string why;
+  for (const ShapeResult& s : r.shapes) {
+    const VariantResult* best = best_by_policy(s, h.policy);
+    if (best == nullptr) continue;
+    const std::string because = family.not_chosen_because(best->params);
+    if (because.empty()) continue;
+    names.push_back(fmt::format("`{}` ({})", best->variant, s.shape.name));
+    why = because;
+  }
+  if (names.empty()) return {};
+  return fmt::format(" Best exact but never chosen: {}. The tables choose among the others, as {}.",
+                     fmt::join(names, ", "), markdown_text(why));
+}
+
 std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets,
                              const FrameworkTimes& framework) {
   const KernelFamily& family = FamilyRegistry::find(r.family);
@@ -346,8 +365,8 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   }
   fmt::format_to(std::back_inserter(out),
                  "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
-                 "heuristics.yaml for the shape's size ({}) and row count.\n\n",
-                 exact, total, size);
+                 "heuristics.yaml for the shape's size ({}) and row count.{}\n\n",
+                 exact, total, size, not_chosen_sentence(r, h, family));
   if (!targets.shapes.empty()) out += targets_section(r, targets, figure);
   out += "## Heatmaps\n\n";
   const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r, figure);

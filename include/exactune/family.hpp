@@ -143,6 +143,13 @@ class KernelFamily {
   virtual std::string global_default_reason() const = 0;  // one line: why it is safe
   virtual std::vector<SizeFallback> size_fallbacks() const = 0;
   virtual HeatmapAxes heatmap_axes() const = 0;
+  // Why the tables never choose this configuration, though it is swept, timed
+  // and reported (e.g. a baseline that the runtime cannot launch); empty when
+  // they may. What the tables choose is what the runtime serves.
+  virtual std::string not_chosen_because(const std::vector<Param>& params) const {
+    (void)params;
+    return {};
+  }
 };
 
 }  // namespace exactune

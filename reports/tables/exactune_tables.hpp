@@ -572,10 +572,10 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 4.167 us on edge-37tok-d2240-token-major; runner-up
-    // copy_w4_r1_v8_early_full +3.08%
-    {"NVIDIA H200", 9, 0, 132, 2240, 275, {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, 1, "copy_w4_r1_v8_early_persistent"},
-     {Read::copy, 4, 1, 8, Modulation::early, Grid::persistent, 8, TileLayout::padded, 4, 1, "copy_w4_r1_v8_early_persistent"}},
+    // hidden 2240, rows <= 275: 4.465 us on edge-37tok-d2240-token-major; runner-up
+    // tile2_padded_n4_w8_r2_v8_early +5.86%
+    {"NVIDIA H200", 9, 0, 132, 2240, 275, {Read::tile, 8, 2, 8, Modulation::early, Grid::full, 2, TileLayout::swizzled, 4, 1, "tile2_swizzled_n4_w8_r2_v8_early"},
+     {Read::tile, 8, 2, 8, Modulation::early, Grid::full, 2, TileLayout::swizzled, 4, 1, "tile2_swizzled_n4_w8_r2_v8_early"}},
     // hidden 2240, rows > 275: 9.608 us on sana-1024px-token-major; runner-up lanes16_n8_w16_early
     // +3.71%
     {"NVIDIA H200", 9, 0, 132, 2240, -1, {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
@@ -597,7 +597,7 @@ inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation:
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
-    {"copy_w4_r1_v8_early_persistent", 2240, 2240, 1},
+    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1},
     {"lanes8_n8_w8_early", 2240, 2240, 1},
     // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
     // 5)

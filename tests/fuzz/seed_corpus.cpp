@@ -102,7 +102,9 @@ std::optional<SweepResults> generated_sweep(const KernelFamily& family) {
     s.copy_cold = steady(6.0);
     s.rotation = Rotation{3, 3 * s.bytes_moved};
     s.run_to_run_noise = {{TimingRegime::rotated, 0.01, 3, 2}};
-    const std::vector<Variant> variants = valid_variants(family, s.shape.size);
+    // Variants the tables may choose, so that the heuristics seed has a choice.
+    std::vector<Variant> variants = valid_variants(family, s.shape.size);
+    std::erase_if(variants, [&](const Variant& v) { return !family.not_chosen_because(v.params).empty(); });
     for (std::size_t v = 0; v < std::min<std::size_t>(3, variants.size()); ++v) {
       VariantResult r;
       r.variant = variants[v].name;

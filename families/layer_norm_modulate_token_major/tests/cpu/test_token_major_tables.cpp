@@ -1,0 +1,80 @@
+// What the token-major tables choose from: the in-place reads only. The copy
+// variants are swept, timed and ranked (they are the baseline of summary.md),
+// but the runtime cannot launch them, so a table that chose one would send
+// its rows to the eager chain. Checked on the committed H200 sweep, where a
+// copy variant is the fastest on 37 tokens.
+#include <filesystem>
+#include <string>
+
+#include "catch.hpp"
+#include "choose/heuristics.hpp"
+#include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
+#include "report/summary_report.hpp"
+#include "store/sweep_file.hpp"
+#include <exactune/family_registry.hpp>
+
+using namespace exactune;
+
+namespace {
+
+const std::filesystem::path kSweep = std::filesystem::path(EXACTUNE_SOURCE_DIR) / "reports" / "nvidia-h200" /
+                                     "layer_norm_modulate_token_major" / "sweep.yaml";
+
+bool is_copy(const std::string& variant, const SweepResults& sweep) {
+  for (const ShapeResult& s : sweep.shapes)
+    for (const VariantResult& v : s.variants)
+      if (v.variant == variant) return !TokenMajorConfig::decode(v.params).in_place();
+  FAIL("variant " << variant << " is not in the sweep");
+  return false;
+}
+
+const ShapeResult& shape_named(const SweepResults& sweep, const std::string& name) {
+  for (const ShapeResult& s : sweep.shapes)
+    if (s.shape.name == name) return s;
+  FAIL("no shape " << name);
+  return sweep.shapes.front();
+}
+
+}  // namespace
+
+TEST_CASE("the token-major tables choose in-place reads only, and the copy baseline stays ranked and reported",
+          "[token_major_tables]") {
+  const SweepResults sweep = read_sweep_file(kSweep);
+  const KernelFamily& family = FamilyRegistry::find(sweep.family);
+  const Heuristics h = choose_heuristics(sweep);
+  REQUIRE_FALSE(h.device.choices.empty());
+  for (const Choice& c : h.device.choices) {
+    CHECK_FALSE(is_copy(c.chosen.variant, sweep));
+    if (!c.runner_up.empty()) CHECK_FALSE(is_copy(c.runner_up, sweep));
+  }
+  CHECK_FALSE(is_copy(h.device.default_configuration.variant, sweep));
+  // The global default stays aten's own path, for a GPU without a table.
+  CHECK(is_copy(h.global_default.variant, sweep));
+
+  // On 37 tokens a copy variant is the fastest: still first in the ranking the
+  // summary reports; the choice is the fastest in-place read.
+  const ShapeResult& few = shape_named(sweep, "edge-37tok-d2240-token-major");
+  const auto ranked = ranked_by_policy(few, h.policy);
+  REQUIRE(ranked.size() > 2);
+  CHECK(is_copy(ranked.front()->variant, sweep));
+  const VariantResult* fastest_in_place = nullptr;
+  for (const VariantResult* v : ranked) {
+    if (family.not_chosen_because(v->params).empty()) {
+      fastest_in_place = v;
+      break;
+    }
+  }
+  REQUIRE(fastest_in_place != nullptr);
+  const Choice* choice = h.device.choice_for(few.shape.size, few.shape.rows());
+  REQUIRE(choice != nullptr);
+  CHECK(choice->chosen.variant == fastest_in_place->variant);
+
+  for (const auto& [shape, names] : contenders(sweep, 5)) {
+    CHECK(names.size() == 5);
+    for (const std::string& n : names) CHECK_FALSE(is_copy(n, sweep));
+  }
+
+  const std::string summary = summary_markdown(sweep, h);
+  CHECK(summary.find("Best exact but never chosen: `" + ranked.front()->variant + "`") != std::string::npos);
+  CHECK(summary.find("the runtime does not hold") != std::string::npos);
+}
