@@ -16,10 +16,10 @@ against the eager chain, bit for bit; a mismatch or failure disables the op's
 fused path for good with a warning naming the first differing element.
 A token-major x (Sana's activations: y.permute(0, 2, 1) of a contiguous
 (B, D, S) y) is read in place by the layer_norm_modulate_token_major family's
-in-place variant (tile or lanes) where the tables choose one. Anything not served (not bf16 or
-CUDA, misaligned, D % 4 != 0, D > 8192, x neither contiguous nor token-major,
-a shape whose table chose to copy x first, ...) runs the eager chain and never
-raises.
+in-place variant (tile or lanes) that the tables choose. Anything not served (not
+bf16 or CUDA, misaligned, D % 4 != 0, D > 8192, x neither contiguous nor
+token-major, a token-major x on a GPU without a table, ...) runs the eager chain
+and never raises.
 
 The op library is compiled on first import with torch's extension builder
 (cached under $TORCH_EXTENSIONS_DIR) and linked against the runtime library

@@ -15,10 +15,12 @@ extern "C" {
 
 /* The arguments of exactune_layer_norm_modulate, with x_strides those of a
  * token-major x: (hidden * tokens, 1, tokens). Served as that entry serves,
- * except that x needs no alignment, and only where the tables choose a tile
- * variant: where they choose to copy x first (a copy variant, e.g. for few
- * tokens), the call is not served and the framework's chain (which copies x
- * too) runs. out is contiguous (batch, tokens, hidden). */
+ * except that x needs no alignment, by the in-place variant (tile or lanes)
+ * the tables choose: they never choose a copy variant (KernelFamily::
+ * not_chosen_because). Where a copy variant would run (the global default of a
+ * GPU without a table, aten's own path, or a hand-made table), the call is not
+ * served and the framework's chain (which copies x too) runs. out is
+ * contiguous (batch, tokens, hidden). */
 int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_args* args);
 
 /* As exactune_layer_norm_modulate_last_variant, for this entry. */
