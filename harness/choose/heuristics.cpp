@@ -570,7 +570,9 @@ class HeuristicsReader {
       source_.fail(arch.line(), "arch: {}", e.what());
     }
     device.sm_count = positive<int>(d["sm_count"]);
-    device.default_configuration = configuration(d["default"].map("default", {"variant", "params"}));
+    const Fields default_fields = d["default"].map("default", {"variant", "params"});
+    device.default_configuration = configuration(default_fields);
+    require_choosable(device.default_configuration, default_fields["variant"].line());
     const Value list = d["choices"];
     const std::vector<Value> items = list.list();
     if (items.empty()) source_.fail(list.line(), "choices must be a non-empty list");
@@ -607,6 +609,7 @@ class HeuristicsReader {
       source_.fail(f["variant"].line(), "variant {} is not in the space of family {} at {} {}: {}", c.chosen.variant,
                    family_->name(), size_key_, c.size, why);
     }
+    require_choosable(c.chosen, f["variant"].line());
     const Value median = f["median_us"];
     c.median_us = median.real();
     if (!(c.median_us > 0) || !std::isfinite(c.median_us)) {
@@ -647,6 +650,14 @@ class HeuristicsReader {
     }
     choices.push_back(std::move(c));
     bound_lines.push_back(bound_line);
+  }
+
+  // What a table chooses is what the runtime launches: never a configuration
+  // the family keeps out of the choice (KernelFamily::not_chosen_because).
+  void require_choosable(const Configuration& c, int line) const {
+    if (const std::string why = family_->not_chosen_because(c.params); !why.empty()) {
+      source_.fail(line, "variant {} is never chosen by family {}'s tables: {}", c.variant, family_->name(), why);
+    }
   }
 
   void require_unbounded_end(const Choice& last_of_size, int bound_line) const {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include <exactune/error.hpp>
+
 #include "catch.hpp"
 #include "choose/heuristics.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
@@ -77,4 +79,30 @@ TEST_CASE("the token-major tables choose in-place reads only, and the copy basel
   const std::string summary = summary_markdown(sweep, h);
   CHECK(summary.find("Best exact but never chosen: `" + ranked.front()->variant + "`") != std::string::npos);
   CHECK(summary.find("the runtime does not hold") != std::string::npos);
+}
+
+TEST_CASE("a hand-made token-major table that chooses a copy variant is refused with its file and line",
+          "[token_major_tables]") {
+  const SweepResults sweep = read_sweep_file(kSweep);
+  const Heuristics chosen = choose_heuristics(sweep);
+  const ShapeResult& few = shape_named(sweep, "edge-37tok-d2240-token-major");
+  const VariantResult* copy = ranked_by_policy(few, chosen.policy).front();
+  REQUIRE(is_copy(copy->variant, sweep));
+  CHECK_NOTHROW(parse_heuristics_yaml(to_heuristics_yaml(chosen), "tables.yaml"));
+
+  Heuristics in_choice = chosen;
+  in_choice.device.choices.front().chosen = {copy->variant, copy->params};
+  Heuristics as_default = chosen;
+  as_default.device.default_configuration = {copy->variant, copy->params};
+  for (const Heuristics& hand_made : {in_choice, as_default}) {
+    try {
+      parse_heuristics_yaml(to_heuristics_yaml(hand_made), "hand.yaml");
+      FAIL("a table choosing " << copy->variant << " was read");
+    } catch (const error& e) {
+      const std::string what = e.what();
+      CHECK(what.rfind("hand.yaml:", 0) == 0);
+      CHECK(what.find("variant " + copy->variant + " is never chosen by family layer_norm_modulate_token_major's "
+                      "tables: a copy variant needs a buffer") != std::string::npos);
+    }
+  }
 }
