@@ -117,7 +117,8 @@ std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, Cho
 
 // Per shape (in the sweep's order), its `top_n` fastest exact variants by the
 // policy that the tables may choose: the ones worth timing again before
-// choosing, so that the choice does not rest on one lucky measurement. Shapes without a timed exact variant are left out.
+// choosing, so that the choice does not rest on one lucky measurement. Shapes
+// without a timed exact variant are left out.
 std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
                                                                           ChooserPolicy policy = kDefaultPolicy);
 

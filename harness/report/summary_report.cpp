@@ -284,22 +284,23 @@ std::vector<HeatmapFile> summary_heatmaps(const SweepResults& results, TimingReg
 }
 
 // Where a shape's best exact variant is one the tables never choose
-// (KernelFamily::not_chosen_because), the sentence that says so and why; ""
+// (KernelFamily::not_chosen_because), a sentence per reason that says so; ""
 // when none is.
 std::string not_chosen_sentence(const SweepResults& r, const Heuristics& h, const KernelFamily& family) {
-  std::vector<std::string> names;
-  std::string why;
+  std::map<std::string, std::vector<std::string>> names_by_reason;
   for (const ShapeResult& s : r.shapes) {
     const VariantResult* best = best_by_policy(s, h.policy);
     if (best == nullptr) continue;
     const std::string because = family.not_chosen_because(best->params);
-    if (because.empty()) continue;
-    names.push_back(fmt::format("`{}` ({})", best->variant, s.shape.name));
-    why = because;
+    if (!because.empty()) names_by_reason[because].push_back(fmt::format("`{}` ({})", best->variant, s.shape.name));
   }
-  if (names.empty()) return {};
-  return fmt::format(" Best exact but never chosen: {}. The tables choose among the others, as {}.",
-                     fmt::join(names, ", "), markdown_text(why));
+  std::string text;
+  for (const auto& [why, names] : names_by_reason) {
+    fmt::format_to(std::back_inserter(text),
+                   " Best exact but never chosen: {}. The tables choose among the others, as {}.",
+                   fmt::join(names, ", "), markdown_text(why));
+  }
+  return text;
 }
 
 std::string summary_markdown(const SweepResults& r, const Heuristics& h, const Targets& targets,
