@@ -127,7 +127,7 @@ for stage in "${stages[@]}"; do
       # Planted crashes among real variants, and a sweep killed halfway then resumed
       # (ci/reliability.sh), for each family with a reliability shape set.
       for family in $families; do
-        shapes=families/$family/tests/data/shapes/reliability.yaml
+        shapes=shapes/tests/$family/reliability.yaml
         [ -f "$shapes" ] || continue
         timeout 1500 bash ci/reliability.sh "$bin" "$family" "$shapes" "$OUT/reliability-$family" \
           ${EXACTUNE_RELIABILITY_ARGS:-} >"$OUT/reliability-$family.log" 2>&1 || status=1

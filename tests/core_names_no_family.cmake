@@ -1,6 +1,7 @@
 # The core names no family: fails, listing file:line, when a file outside
 # families/ names a kernel family, its C++ types, or a family's problem
-# parameters. Left out: families/ itself, the generated reports (they record
+# parameters. Left out: families/ itself, the problem sets of shapes/ (each is a
+# family's problems, in its parameters), the generated reports (they record
 # their family by design), the families' front ends (python/: their torch ops;
 # examples/), prose (README.md, docs/), the vendored Catch2, and this file,
 # which must spell the names it looks for.
@@ -15,7 +16,7 @@ set(word "(^|[^A-Za-z0-9_])(${alternatives})([^A-Za-z0-9_]|$)")
 file(GLOB_RECURSE candidates LIST_DIRECTORIES false RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/*)
 set(found "")
 foreach(path IN LISTS candidates)
-  if(path MATCHES "^(\\.git|build[^/]*|families|reports|docs|python|examples|\\.whl|\\.gl)/" OR path STREQUAL "README.md"
+  if(path MATCHES "^(\\.git|build[^/]*|families|shapes|reports|docs|python|examples|\\.whl|\\.gl)/" OR path STREQUAL "README.md"
      OR path STREQUAL "tests/catch.hpp" OR path STREQUAL "tests/core_names_no_family.cmake")
     continue()
   endif()

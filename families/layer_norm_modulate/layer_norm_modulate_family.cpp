@@ -87,7 +87,7 @@ class LayerNormModulateFamily final : public KernelFamily {
     shape.row_count = static_cast<std::int64_t>(p.batch) * p.tokens;
   }
 
-  std::string default_shapes_path() const override { return "families/layer_norm_modulate/shapes.yaml"; }
+  std::string default_shapes_path() const override { return "shapes/layer_norm_modulate.yaml"; }
 
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
     const ModulateProblem p = ModulateProblem::of(shape);

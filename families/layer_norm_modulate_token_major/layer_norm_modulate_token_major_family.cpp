@@ -92,7 +92,7 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     return contiguous().parameter_problem(name, value);
   }
   void complete(Shape& shape) const override { contiguous().complete(shape); }
-  std::string default_shapes_path() const override { return "families/layer_norm_modulate_token_major/shapes.yaml"; }
+  std::string default_shapes_path() const override { return "shapes/layer_norm_modulate_token_major.yaml"; }
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
     return contiguous().with_rows_at_most(shape, rows);
   }

@@ -96,7 +96,7 @@ class QkHeadLayerNormFamily final : public KernelFamily {
     shape.row_count = p.rows();
   }
 
-  std::string default_shapes_path() const override { return "families/qk_head_layer_norm/shapes.yaml"; }
+  std::string default_shapes_path() const override { return "shapes/qk_head_layer_norm.yaml"; }
 
   // Fewer tokens, every batch element and head kept (at least one token).
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {

@@ -1,4 +1,4 @@
-"""A family's default shapes (families/<name>/shapes.yaml of the source tree),
+"""A family's default shapes (shapes/<name>.yaml of the source tree),
 for the tests and benchmarks of the torch ops. Those files use one flat form —
 `shapes:` then a list of mappings of scalars, with comments — read here without
 a YAML library, which the GPU machine's Python may lack. The C++ reader
@@ -23,7 +23,7 @@ def _scalar(text):
 
 def default_shapes(family):
     """[{"name": ..., "batch": 2, ...}, ...] in the file's order."""
-    path = _native.source_dir() / "families" / family / "shapes.yaml"
+    path = _native.source_dir() / "shapes" / f"{family}.yaml"
     shapes = []
     for number, raw in enumerate(path.read_text().splitlines(), 1):
         line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""

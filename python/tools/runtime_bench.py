@@ -1,6 +1,6 @@
 """Measures exactune's torch ops on this GPU, in one run, for reports/<gpu>/runtime.md.
 
-Per default shape of each family (families/<name>/shapes.yaml; the token-major family's
+Per default shape of each family (shapes/<name>.yaml; the token-major family's
 through the layer_norm_modulate op, with x permuted as Sana holds it):
   - bit-exactness of the op against the eager chain (three input amplitudes),
     and the variant the runtime launched (with the step of the tables' chain);

@@ -1,7 +1,7 @@
 # The LayerNorm + modulate family's part of ci/gpu.sh's faults, sanitize and
 # golden stages (sourced there; check_fault, run_sanitizer, note, $bin and $OUT
 # come from it). Every fault's glob holds only variants that can show it.
-shapes=families/layer_norm_modulate/tests/data/shapes
+shapes=shapes/tests/layer_norm_modulate
 
 faults_stage() {
   local family=$1

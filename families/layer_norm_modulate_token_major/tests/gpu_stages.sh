@@ -3,7 +3,7 @@
 # from it). Its arithmetic faults are the contiguous family's (the same row
 # plan and chain); its own is the tile's read permutation. Its torch oracle is
 # tests/torch (the torch stage), so it keeps no golden data.
-shapes=families/layer_norm_modulate_token_major/tests/data/shapes
+shapes=shapes/tests/layer_norm_modulate_token_major
 
 faults_stage() {
   local family=$1

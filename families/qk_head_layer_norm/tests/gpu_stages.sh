@@ -9,6 +9,6 @@ sanitize_stage() {
   local family=$1
   for tool in racecheck synccheck; do
     run_sanitizer "$family" $tool clean --family "$family" \
-      --shapes families/qk_head_layer_norm/tests/data/shapes/sanitize.yaml --variants 'w2_r[14]_v8_rcp_*'
+      --shapes shapes/tests/qk_head_layer_norm/sanitize.yaml --variants 'w2_r[14]_v8_rcp_*'
   done
 }

@@ -100,7 +100,7 @@ def variants(lib, hidden):
     return buf.value.decode().split()
 
 
-DEFAULT_SHAPES = [  # (batch, tokens, hidden, eps): families/layer_norm_modulate/shapes.yaml
+DEFAULT_SHAPES = [  # (batch, tokens, hidden, eps): shapes/layer_norm_modulate.yaml
     (2, 1024, 2240, 1e-6), (1, 4096, 3072, 1e-6), (1, 4608, 3072, 1e-6), (1, 4096, 4096, 1e-5),
     (1, 37, 2240, 1e-6), (2, 301, 4096, 1e-5), (1, 1, 3072, 1e-6),
 ]

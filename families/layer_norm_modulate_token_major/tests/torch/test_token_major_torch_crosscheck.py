@@ -96,7 +96,7 @@ def listed(lib, function, hidden):
     return buf.value.decode().split()
 
 
-# families/layer_norm_modulate_token_major/shapes.yaml, then whole tiles of
+# shapes/layer_norm_modulate_token_major.yaml, then whole tiles of
 # every size at an odd hidden size, and tokens that leave every run misaligned.
 SHAPES = [(2, 1024, 2240), (1, 37, 2240), (2, 64, 72), (2, 37, 1000)]
 CASES = [(1.0, 100.0, 1e-6), (1.0, 0.0, 1e-6), (1e-4, 0.0, 1e-5), (100.0, 0.0, 1e-6)]  # (amplitude, offset, eps)

@@ -155,7 +155,7 @@ def mismatch_report(expected, actual, head_dim, what):
             f"torch 0x{expected[i]:04x}, exactune 0x{actual[i]:04x}")
 
 
-# (batch, tokens, heads, head_dim, eps): families/qk_head_layer_norm/shapes.yaml
+# (batch, tokens, heads, head_dim, eps): shapes/qk_head_layer_norm.yaml
 DEFAULT_SHAPES = [
     (1, 4096, 32, 128, 1e-5), (1, 5120, 32, 128, 1e-5), (1, 37, 32, 128, 1e-5),
     (2, 1024, 70, 32, 1e-6), (1, 4608, 48, 64, 1e-6),

@@ -4,7 +4,7 @@ the fastest exact variant of each read (copy, tile, lanes) against the
 contiguous family's fastest on the same shape with x contiguous (hot, rotated
 medians), and their ratio (the goal: in place at most 1.1x contiguous).
 
-    usage: families/layer_norm_modulate_token_major/tests/goal.py TOKEN_MAJOR_SWEEP.yaml CONTIGUOUS_SWEEP.yaml
+    usage: families/layer_norm_modulate_token_major/tools/goal.py TOKEN_MAJOR_SWEEP.yaml CONTIGUOUS_SWEEP.yaml
 Shapes are matched by (batch, tokens, hidden). Exits 1 if a file lacks a shape
 or a shape has no exact variant, 0 otherwise (the goal is reported, not gated).
 """

@@ -6,7 +6,7 @@
 # held to. Needs a GPU whose counters ncu can read and a built exactune.
 # Writes <out>/<variant>.txt (ncu's details page) and <out>/counters.txt (the
 # load counters of every variant side by side).
-#   usage: families/layer_norm_modulate_token_major/tests/profile.sh BIN OUT \
+#   usage: families/layer_norm_modulate_token_major/tools/profile.sh BIN OUT \
 #            'token_major:VARIANT' 'contiguous:VARIANT' ...
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
