@@ -17,9 +17,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "util/name_glob.hpp"
+#include "shapes/shape_file.hpp"
 
 namespace exactune::cli {
 

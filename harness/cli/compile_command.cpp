@@ -9,12 +9,13 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include <exactune/error.hpp>
 #include "util/progress.hpp"
 #include "report/file_set.hpp"
 #include "util/text_table.hpp"
+#include "compile/compile_summary.hpp"
 
 namespace exactune::cli {
 

@@ -26,6 +26,7 @@
 #include "cli/commands.hpp"
 #include "cli/merge_command.hpp"
 #include "supervise/supervisor.hpp"
+#include "store/chooser_policy.hpp"
 
 namespace exactune::cli {
 namespace fs = std::filesystem;

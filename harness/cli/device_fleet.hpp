@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "choose/heuristics.hpp"
+#include "store/chooser_policy.hpp"
 
 namespace exactune::cli {
 

@@ -13,6 +13,8 @@
 #include <exactune/error.hpp>
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune::cli {
 
@@ -42,7 +44,11 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       if (!options->out_dir.empty()) check_output_folder("--out", options->out_dir);
       std::optional<std::filesystem::path> records;
       if (!options->records.empty()) records = options->records;
-      const auto written_files = blaming_the_input([&] { return write_generated_tables(from, dir, records); });
+      const auto written_files = blaming_the_input([&] {
+        const Heuristics heuristics = load_heuristics_file(from.string());
+        return write_generated_tables(heuristics, defaults_record_of(heuristics.family, records.value_or(tables_dir_of(from))),
+                                      dir);
+      });
       for (const std::filesystem::path& written : written_files) {
         fmt::print("wrote {}\n", written.string());
       }

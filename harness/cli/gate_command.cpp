@@ -13,9 +13,11 @@
 #include <exactune/error.hpp>
 #include "cli/blaming_the_input.hpp"
 #include "gate/gate.hpp"
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
 #include "report/file_set.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune::cli {
 namespace {

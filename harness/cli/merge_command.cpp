@@ -8,12 +8,15 @@
 
 #include <memory>
 
-#include "choose/targets.hpp"
+#include "store/targets.hpp"
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "report/report_writer.hpp"
 #include "store/sweep_file.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/framework_times.hpp"
+#include "store/report_inputs.hpp"
 
 namespace exactune::cli {
 
@@ -36,7 +39,7 @@ std::vector<std::filesystem::path> write_merged_sweep(const std::vector<std::str
                    : fmt::format("shard(s) {} missing", fmt::join(merged.missing_shards, ", ")));
   } else {
     written = blaming_the_input([&] {
-      return write_reports(merged, out, targets_beside(out), framework_times_beside(out, merged.family), policy);
+      return write_reports(merged, out, report_inputs_beside(out, merged.family, policy));
     });
   }
   fmt::print("wrote {} file(s) to {}\n", written.size(), out.string());

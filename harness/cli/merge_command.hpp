@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "choose/heuristics.hpp"
+#include "store/chooser_policy.hpp"
 #include "store/sweep_merge.hpp"
 
 namespace exactune::cli {

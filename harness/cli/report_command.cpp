@@ -12,8 +12,11 @@
 #include "cli/common_options.hpp"
 #include <exactune/error.hpp>
 #include "report/report_writer.hpp"
-#include "choose/targets.hpp"
+#include "store/targets.hpp"
 #include "store/sweep_file.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/framework_times.hpp"
+#include "store/report_inputs.hpp"
 
 namespace exactune::cli {
 
@@ -48,9 +51,7 @@ void add_report_command(CLI::App& app, Run& run) {
                                        : policy_named(options->policy);
       // The records of verified defaults beside the sweep's reports, wherever --out writes.
       const auto written = blaming_the_input([&] {
-        return write_reports(results, out, targets_beside(sweep_folder),
-                             framework_times_beside(sweep_folder, results.family), policy,
-                             tables_dir_of(options->from), sweep_folder);
+        return write_reports(results, out, report_inputs_beside(sweep_folder, results.family, policy));
       });
       for (const auto& file : written) fmt::print("wrote {}\n", file.string());
       return 0;

@@ -4,12 +4,13 @@
 
 #include <functional>
 
-#include "backends/cpu/host_toolchain.hpp"
+#include "compile/host/host_toolchain.hpp"
 #include "backends/gpu/gpu_backend.hpp"
 #include "cli/common_options.hpp"
 #include "compile/compile_cache.hpp"
 #include "supervise/worker_channel.hpp"
 #include "verify/verify_stage.hpp"
+#include "util/content_hash.hpp"
 
 namespace exactune::cli {
 

@@ -19,7 +19,7 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/device_fleet.hpp"
 #include "cli/supervision_options.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/gpu_backend.hpp"
@@ -29,11 +29,17 @@
 #include "space/selection.hpp"
 #include "store/sweep_file.hpp"
 #include "report/report_writer.hpp"
-#include "choose/heuristics.hpp"
-#include "choose/targets.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
+#include "store/targets.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "sweep/sweep.hpp"
 #include "util/text_table.hpp"
+#include "compile/compile_summary.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/heuristics.hpp"
+#include "store/framework_times.hpp"
+#include "store/report_inputs.hpp"
 
 namespace exactune::cli {
 
@@ -209,7 +215,7 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const S
     write_sweep_file(results, out / "sweep.yaml");
     files.push_back(out / "sweep.yaml");
   } else {
-    files = write_reports(results, out, targets_beside(out), framework_times_beside(out, results.family), policy);
+    files = write_reports(results, out, report_inputs_beside(out, results.family, policy));
   }
   journal.remove();
   std::size_t variants = 0, exact = 0;

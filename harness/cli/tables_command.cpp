@@ -12,7 +12,7 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
 

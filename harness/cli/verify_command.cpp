@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/supervision_options.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include <exactune/space.hpp>
 #include "supervise/supervisor.hpp"
 #include "util/progress.hpp"

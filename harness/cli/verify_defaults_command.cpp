@@ -14,11 +14,11 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 #include "store/defaults_record.hpp"
 #include "util/progress.hpp"
 #include "report/file_set.hpp"
-#include "verify/defaults_verification.hpp"
+#include "sweep/defaults_verification.hpp"
 
 namespace exactune::cli {
 

@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include <exactune/error.hpp>
+#include "util/content_hash.hpp"
+#include "util/process_liveness.hpp"
 
 namespace exactune {
 
@@ -201,33 +203,6 @@ void CompileCache::remove_temporaries_of_dead_processes() const {
     if (!top.is_directory(inner)) continue;
     for (const fs::directory_entry& entry : fs::directory_iterator(top.path(), inner)) remove_if_abandoned(entry);
   }
-}
-
-std::string content_hash(std::initializer_list<std::string_view> parts) {
-  // FNV-1a over two 64-bit lanes with different offset bases.
-  std::uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  constexpr std::uint64_t prime = 0x100000001b3ull;
-  auto feed = [&](unsigned char c) {
-    a = (a ^ c) * prime;
-    b = (b ^ static_cast<unsigned char>(c + 0x5b)) * prime;
-  };
-  for (std::string_view part : parts) {
-    const std::uint64_t n = part.size();
-    for (int i = 0; i < 8; ++i) feed(static_cast<unsigned char>(n >> (8 * i)));
-    for (char c : part) feed(static_cast<unsigned char>(c));
-  }
-  return fmt::format("{:016x}{:016x}", a, b);
-}
-
-bool process_is_gone(pid_t pid) {
-  if (pid <= 0) return false;
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  // A zombie still answers kill() but runs no more; its parent just has not reaped it.
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const std::size_t name_end = line.rfind(')');
-  return name_end != std::string::npos && name_end + 2 < line.size() && line[name_end + 2] == 'Z';
 }
 
 }  // namespace exactune

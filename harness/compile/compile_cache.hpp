@@ -10,8 +10,6 @@
 // never used. Temporary files carry the writer's pid, so that what a killed
 // run left behind can be told from what a running one is writing.
 #pragma once
-#include <sys/types.h>
-
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,12 +45,5 @@ class CompileCache {
 
   std::filesystem::path directory_;
 };
-
-// 128-bit FNV-1a of the parts, as 32 hex digits; parts are length-prefixed so
-// that ("ab","c") and ("a","bc") differ.
-std::string content_hash(std::initializer_list<std::string_view> parts);
-
-// Whether no process with this pid exists (a zombie counts as gone: it runs no more).
-bool process_is_gone(pid_t pid);
 
 }  // namespace exactune

@@ -2,7 +2,10 @@
 
 #include <nvrtc.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -11,93 +14,11 @@
 #include <sstream>
 #include <thread>
 
-#include "util/embedded_files.hpp"
-#include "backends/cpu/host_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include <exactune/error.hpp>
+#include "compile/target_compiler.hpp"
 
 namespace exactune {
-
-namespace {
-
-// The file named by a line `#include "name"` (spaces allowed around '#'), or "".
-// No std::regex here: it crashes when a host process (PyTorch) brings another
-// C++ runtime's locale facets, and the C ABI runs inside such processes.
-std::string quoted_include(const std::string& line) {
-  std::size_t i = line.find_first_not_of(" \t");
-  if (i == std::string::npos || line[i] != '#') return {};
-  i = line.find_first_not_of(" \t", i + 1);
-  if (i == std::string::npos || line.compare(i, 7, "include") != 0) return {};
-  i = line.find_first_not_of(" \t", i + 7);
-  if (i == std::string::npos || line[i] != '"') return {};
-  const std::size_t end = line.find('"', i + 1);
-  return end == std::string::npos ? std::string() : line.substr(i + 1, end - i - 1);
-}
-
-}  // namespace
-
-namespace {
-
-bool is_embedded(const std::string& path) {
-  for (const EmbeddedFile& file : embedded_files()) {
-    if (file.path == path) return true;
-  }
-  return false;
-}
-
-// Removes "dir/.." pairs and "./", so that one file has one path.
-std::string normalised(const std::string& path) {
-  std::vector<std::string> parts;
-  std::istringstream in(path);
-  for (std::string part; std::getline(in, part, '/');) {
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-  }
-  std::string out;
-  for (const std::string& part : parts) out += (out.empty() ? "" : "/") + part;
-  return out;
-}
-
-// The embedded file `spelling` names from `includer`, or "" when none does
-// (a header of the toolkit, say).
-std::string resolve(const std::string& includer, const std::string& spelling) {
-  const std::string beside = normalised(includer.substr(0, includer.find_last_of('/') + 1) + spelling);
-  if (is_embedded(beside)) return beside;
-  const std::string from_root = normalised(spelling);
-  return is_embedded(from_root) ? from_root : std::string();
-}
-
-}  // namespace
-
-std::vector<TemplateInclude> template_includes(const std::string& main_file) {
-  std::vector<std::string> order{main_file};
-  std::set<std::string> seen{main_file};
-  std::set<std::pair<std::string, std::string>> edges;
-  std::vector<TemplateInclude> includes;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    std::istringstream text{std::string(embedded_file(order[i]))};
-    for (std::string line; std::getline(text, line);) {
-      const std::string spelling = quoted_include(line);
-      if (spelling.empty()) continue;
-      const std::string path = resolve(order[i], spelling);
-      if (path.empty()) continue;
-      if (edges.insert({spelling, path}).second) includes.push_back({spelling, path});
-      if (seen.insert(path).second) order.push_back(path);
-    }
-  }
-  return includes;
-}
-
-std::vector<std::string> included_templates(const std::string& main_file) {
-  std::vector<std::string> order{main_file};
-  for (const TemplateInclude& include : template_includes(main_file)) {
-    if (std::find(order.begin(), order.end(), include.path) == order.end()) order.push_back(include.path);
-  }
-  return order;
-}
 
 namespace {
 
@@ -127,6 +48,22 @@ void run_in_parallel(std::size_t count, int workers, const std::function<void(st
 // space cold: 220 s unbatched, 222 s in batches of 8, 184 s in batches of 32.
 constexpr std::size_t kMaxBatch = 32;
 
+// What a program without a compiler for the requests' target gets: a failure
+// that names it, each request on its own.
+std::vector<CompileOutcome> no_compiler_for(const std::vector<CompileRequest>& requests) {
+  std::vector<CompileOutcome> outcomes;
+  for (const CompileRequest& r : requests) {
+    CompileOutcome o;
+    o.request = r;
+    o.ok = false;
+    o.log = fmt::format("no compiler for target '{}' is linked into this program (NVRTC serves sm_* targets; "
+                        "others need their compiler's library, e.g. compile/host/ for \"host\")",
+                        r.target);
+    outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
 std::vector<std::vector<std::size_t>> nvrtc_batches(const std::vector<CompileRequest>& requests,
                                                     const std::vector<std::size_t>& misses, int workers) {
   const std::size_t per_worker = (misses.size() + 2 * workers - 1) / (2 * static_cast<std::size_t>(workers));
@@ -153,19 +90,6 @@ std::vector<std::vector<std::size_t>> nvrtc_batches(const std::vector<CompileReq
 
 }  // namespace
 
-std::vector<int> nvrtc_supported_archs() {
-  int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
-    throw error("NVRTC cannot say which GPU architectures it compiles for");
-  }
-  std::vector<int> archs(static_cast<std::size_t>(count));
-  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) {
-    throw error("NVRTC cannot say which GPU architectures it compiles for");
-  }
-  std::sort(archs.begin(), archs.end());
-  return archs;
-}
-
 std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                         const CompileOptions& options) {
   std::vector<CompileOutcome> outcomes(requests.size());
@@ -177,18 +101,24 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
     if (options.on_progress) options.on_progress({done, requests.size(), &outcomes[i]});
   };
 
-  // The host compiler batches many kernels per translation unit, so it takes its
-  // requests together; NVRTC compiles batches of one program's kernels, in parallel.
-  std::vector<std::size_t> host, gpu;
-  for (std::size_t i = 0; i < requests.size(); ++i) (requests[i].target == "host" ? host : gpu).push_back(i);
-
-  if (!host.empty()) {
+  // A target compiler (target_compiler.hpp) takes all its requests together: the
+  // host compiler batches many kernels per translation unit. NVRTC compiles
+  // batches of one program's kernels, in parallel. A target no compiler of this
+  // program serves fails alone, as a compile error does.
+  std::map<std::string, std::vector<std::size_t>> by_target;
+  std::vector<std::size_t> gpu;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    (is_nvrtc_target(requests[i].target) ? gpu : by_target[requests[i].target]).push_back(i);
+  }
+  for (const auto& [target, indices] : by_target) {
+    const TargetCompiler* compiler = target_compiler(target);
     std::vector<CompileRequest> batch;
-    for (std::size_t i : host) batch.push_back(requests[i]);
-    std::vector<CompileOutcome> compiled = compile_for_host(batch, cache, worker_count(options, batch.size()));
-    for (std::size_t k = 0; k < host.size(); ++k) {
-      outcomes[host[k]] = std::move(compiled[k]);
-      finished(host[k]);
+    for (std::size_t i : indices) batch.push_back(requests[i]);
+    std::vector<CompileOutcome> compiled = compiler ? compiler->compile(batch, cache, worker_count(options, batch.size()))
+                                                    : no_compiler_for(batch);
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      outcomes[indices[k]] = std::move(compiled[k]);
+      finished(indices[k]);
     }
   }
 

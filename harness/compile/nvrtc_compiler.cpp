@@ -12,11 +12,12 @@
 #include <shared_mutex>
 #include <nlohmann/json.hpp>
 
-#include "compile/compiler.hpp"
 #include "compile/cubin_resources.hpp"
 #include "util/embedded_files.hpp"
 #include <exactune/error.hpp>
 #include "compile/ptxas_report.hpp"
+#include "util/content_hash.hpp"
+#include "compile/template_includes.hpp"
 
 namespace exactune {
 namespace {
@@ -277,6 +278,19 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
     }
   }
   return outcomes;
+}
+
+std::vector<int> nvrtc_supported_archs() {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
+    throw error("NVRTC cannot say which GPU architectures it compiles for");
+  }
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) {
+    throw error("NVRTC cannot say which GPU architectures it compiles for");
+  }
+  std::sort(archs.begin(), archs.end());
+  return archs;
 }
 
 }  // namespace exactune

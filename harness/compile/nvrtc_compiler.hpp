@@ -22,6 +22,9 @@ namespace exactune {
 
 std::string nvrtc_version();  // e.g. "13.0"
 
+// The GPU architectures this NVRTC compiles for, as numbers (sm_90 is 90), ascending.
+std::vector<int> nvrtc_supported_archs();
+
 // Whether two requests can be name expressions of one NVRTC program.
 bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b);
 

@@ -9,6 +9,7 @@
 
 #include <exactune/error.hpp>
 #include "util/text_file.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune {
 namespace {

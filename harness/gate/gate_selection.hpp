@@ -10,7 +10,7 @@
 
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include "choose/heuristics.hpp"
+#include "store/heuristics.hpp"
 #include "space/selection.hpp"
 
 namespace exactune {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune {
 

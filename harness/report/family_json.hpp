@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune {
 

@@ -1,6 +1,7 @@
 // write_file_set: temporaries flushed, then renamed with hard-link backups for
 // the way back, and the leftovers of killed runs cleared first.
 #include "report/file_set.hpp"
+#include "util/process_liveness.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <exactune/error.hpp>
-#include "util/text_file.hpp"
 
 namespace exactune {
 namespace {
@@ -36,12 +35,9 @@ std::string sweeps_table(const nlohmann::json& sweeps) {
 
 }  // namespace
 
-std::string harness_speed_section(const std::filesystem::path& sweep_folder) {
-  const std::filesystem::path file = sweep_folder / "harness_speed.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return {};
+std::string harness_speed_section(const NamedText& record) {
   try {
-    const nlohmann::json speed = nlohmann::json::parse(read_text_file(file, "harness speed record"));
+    const nlohmann::json speed = nlohmann::json::parse(record.text);
     std::string out = fmt::format(
         "## Harness speed\n\nHow long exactune itself took on {} ({}; measured {} by {}, the two strategies back "
         "to back). Cold: an empty compile cache (every variant compiled by NVRTC); warm: the same cache again.\n\n",
@@ -71,8 +67,9 @@ std::string harness_speed_section(const std::filesystem::path& sweep_folder) {
     }
     return out;
   } catch (const nlohmann::json::exception& e) {
+    const std::filesystem::path file = record.path;
     throw input_error(fmt::format("{}: not what ci/harness_speed.py writes: {}",
-                                  (file.parent_path().filename() / "harness_speed.json").string(), e.what()));
+                                  (file.parent_path().filename() / file.filename()).string(), e.what()));
   }
 }
 

@@ -5,14 +5,15 @@
 // wall time and one worker per GPU against one. summary.md shows it as a
 // section, so that the figures a user is promised stay next to the evidence.
 #pragma once
-#include <filesystem>
 #include <string>
+
+#include "store/report_inputs.hpp"
 
 namespace exactune {
 
-// The "Harness speed" section of summary.md from <sweep folder>/harness_speed.json,
-// or "" when there is no such file. Throws exactune::input_error naming the file
-// when it is not what ci/harness_speed.py writes.
-std::string harness_speed_section(const std::filesystem::path& sweep_folder);
+// The "Harness speed" section of summary.md from a harness_speed.json (read
+// beside the sweep by report_inputs_beside). Throws exactune::input_error
+// naming the file when it is not what ci/harness_speed.py writes.
+std::string harness_speed_section(const NamedText& record);
 
 }  // namespace exactune

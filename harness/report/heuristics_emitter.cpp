@@ -14,6 +14,9 @@
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 #include "report/family_json.hpp"
+#include "util/gpu_arch.hpp"
+#include "store/heuristics.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "choose/heuristics.hpp"
-#include "report/family_tables.hpp"
+#include "store/heuristics.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune {
 

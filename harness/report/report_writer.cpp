@@ -5,28 +5,34 @@
 
 #include <exactune/error.hpp>
 
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
 #include "report/device_config_files.hpp"
 #include "report/harness_speed.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/heuristics.hpp"
+#include "store/targets.hpp"
+#include "store/family_tables.hpp"
+#include "store/framework_times.hpp"
 
 namespace exactune {
 
 namespace fs = std::filesystem;
 
-std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics, const fs::path& heuristics_yaml,
-                                                  const std::optional<fs::path>& tables_dir) {
+std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics,
+                                                  const std::optional<DefaultsRecord>& defaults_record) {
   FamilyTables tables = family_tables(heuristics);
-  read_defaults_record(tables, tables_dir ? *tables_dir : tables_dir_of(heuristics_yaml));
+  tables.defaults_record = defaults_record;
   return {{kHeuristicsHeaderFile, emit_header(tables)}, {kHeuristicsJsonFile, emit_json(tables)}};
 }
 
-std::vector<fs::path> write_generated_tables(const fs::path& heuristics_yaml, const fs::path& directory,
-                                            const std::optional<fs::path>& tables_dir) {
-  const Heuristics heuristics = load_heuristics_file(heuristics_yaml.string());
-  return write_file_set(directory, generated_tables_files(heuristics, heuristics_yaml, tables_dir));
+std::vector<fs::path> write_generated_tables(const Heuristics& heuristics,
+                                            const std::optional<DefaultsRecord>& defaults_record,
+                                            const fs::path& directory) {
+  return write_file_set(directory, generated_tables_files(heuristics, defaults_record));
 }
 
 std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families) {
@@ -44,12 +50,10 @@ std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, co
   return write_file_set(directory, tables_files(families));
 }
 
-std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory, const Targets& targets,
-                                    const FrameworkTimes& framework, ChooserPolicy policy,
-                                    const std::optional<fs::path>& tables_dir,
-                                    const std::optional<fs::path>& sweep_folder) {
+std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory,
+                                    const ReportInputs& inputs) {
   ChooserOptions chooser;
-  chooser.policy = policy;
+  chooser.policy = inputs.policy;
   const Heuristics heuristics = choose_heuristics(results, chooser);
   std::vector<GeneratedFile> files = {{"sweep.yaml", to_sweep_yaml(results)},
                                       {"heuristics.yaml", to_heuristics_yaml(heuristics)}};
@@ -63,21 +67,16 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
       throw input_error(fmt::format("the heuristics.yaml made from this sweep would not read back: {}", e.what()));
     }
   }();
-  for (GeneratedFile& f : generated_tables_files(read_back, heuristics_yaml, tables_dir)) files.push_back(std::move(f));
+  for (GeneratedFile& f : generated_tables_files(read_back, inputs.defaults_record)) files.push_back(std::move(f));
   // The harness's own speed on this GPU, when ci/speed.sh measured it beside the sweep.
-  const std::string speed = harness_speed_section(sweep_folder.value_or(directory));
-  files.push_back({"summary.md", summary_markdown(results, heuristics, targets, framework) +
+  const std::string speed = inputs.harness_speed ? harness_speed_section(*inputs.harness_speed) : std::string();
+  files.push_back({"summary.md", summary_markdown(results, heuristics, inputs.targets, inputs.framework) +
                                      (speed.empty() ? "" : "\n" + speed)});
-  for (const HeatmapFile& h : summary_heatmaps(results, policy_figure(policy))) {
-    files.push_back({h.file_name, heatmap_svg(results, h.size, h.shape, policy_figure(policy))});
+  const TimingRegime figure = policy_figure(inputs.policy);
+  for (const HeatmapFile& h : summary_heatmaps(results, figure)) {
+    files.push_back({h.file_name, heatmap_svg(results, h.size, h.shape, figure)});
   }
   return write_file_set(directory, files);
-}
-
-ChooserPolicy policy_beside(const fs::path& folder) {
-  const fs::path file = folder / "heuristics.yaml";
-  std::error_code ec;  // a folder that cannot be looked into holds no heuristics.yaml to keep the policy of
-  return fs::exists(file, ec) ? load_heuristics_file(file.string()).policy : kDefaultPolicy;
 }
 
 }  // namespace exactune

@@ -1,6 +1,11 @@
 #include "report/summary_report.hpp"
 
 #include "util/xml_escape.hpp"
+#include "store/chooser_policy.hpp"
+#include "choose/chooser.hpp"
+#include "store/heuristics.hpp"
+#include "store/targets.hpp"
+#include "store/framework_times.hpp"
 
 #include <fmt/format.h>
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "choose/heuristics.hpp"
+#include "store/heuristics.hpp"
 #include <exactune/results.hpp>
-#include "choose/targets.hpp"
-#include "report/framework_times.hpp"
+#include "store/targets.hpp"
+#include "store/framework_times.hpp"
 
 namespace exactune {
 

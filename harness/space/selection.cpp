@@ -9,7 +9,8 @@
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
+#include "util/name_glob.hpp"
 
 namespace exactune {
 

@@ -16,7 +16,7 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
-#include "choose/heuristics.hpp"
+#include "util/gpu_arch.hpp"
 #include "shapes/shape_parameters_reader.hpp"
 #include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
@@ -25,18 +25,6 @@
 #include "util/yaml_scalar.hpp"
 
 namespace exactune {
-
-const VariantResult* ShapeResult::find(const std::string& name) const {
-  const auto it =
-      std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
-  return it == variants.end() ? nullptr : &*it;
-}
-
-const ShapeResult* SweepResults::find(const std::string& name) const {
-  const auto it =
-      std::find_if(shapes.begin(), shapes.end(), [&](const ShapeResult& s) { return s.shape.name == name; });
-  return it == shapes.end() ? nullptr : &*it;
-}
 
 namespace {
 

@@ -10,6 +10,7 @@
 
 #include "compile/compile_cache.hpp"
 #include "verify/device_compare.hpp"
+#include "util/content_hash.hpp"
 
 namespace exactune {
 

@@ -7,8 +7,9 @@
 #include <optional>
 #include <set>
 
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "verify/device_compare.hpp"
+#include "util/name_glob.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 

@@ -1,4 +1,5 @@
-// Shapes: the named problems a sweep runs, read from YAML. A shape is one call
+// Shapes: the named problems a sweep runs (shape files are read by
+// harness/shapes/shape_file.hpp). A shape is one call
 // of a family's kernel. The core keeps the shape's parameters as the family
 // declared them (KernelFamily::shape_parameters) and never interprets one; the
 // family derives from them the two numbers the core does use: the size that
@@ -53,12 +54,5 @@ inline constexpr std::size_t kMaxShapes = 10000;
 // Why `name` cannot name a shape, "" when it can: a name is [a-z0-9._-]+, so
 // that it is safe in a file name (the reports write heatmap_<name>.svg).
 std::string shape_name_problem(std::string_view name);
-
-// Parses a YAML shape set of `family`; `source` names it in error messages.
-// Throws exactune::input_error "<source>:<line>: <what is wrong>" on any invalid input.
-ShapeSet parse_shapes(const KernelFamily& family, std::string_view yaml_text, const std::string& source);
-ShapeSet load_shapes_file(const KernelFamily& family, const std::string& path);
-// The family's default set, embedded in the binary at build time.
-ShapeSet default_shapes(const KernelFamily& family);
 
 }  // namespace exactune

@@ -10,10 +10,11 @@
 
 #include "catch.hpp"
 #include "cpu/cpu_verification.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "toy_family/toy_family.hpp"
 #include "verify/verify_stage.hpp"
+#include "shapes/shape_file.hpp"
 
 using namespace exactune;
 

@@ -5,12 +5,20 @@
 
 #include "catch.hpp"
 #include "report/harness_speed.hpp"
+#include "store/report_inputs.hpp"
 #include "scratch_directory.hpp"
 #include <exactune/error.hpp>
 
 namespace {
 
 void write(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
+
+// The section of the harness_speed.json in `folder`, read as the reports read it.
+std::string section_beside(const std::filesystem::path& folder) {
+  const exactune::ReportInputs inputs = exactune::report_inputs_beside(folder, "toy", exactune::kDefaultPolicy);
+  REQUIRE(inputs.harness_speed.has_value());
+  return exactune::harness_speed_section(*inputs.harness_speed);
+}
 
 const char* kSpeed = R"({"source": "ci/speed.sh", "family": "toy", "gpu": "NVIDIA H200", "measured": "2026-12-01T14:00:00Z",
  "sweeps": [
@@ -27,9 +35,9 @@ const char* kSpeed = R"({"source": "ci/speed.sh", "family": "toy", "gpu": "NVIDI
 TEST_CASE("the harness speed section shows every sweep, the agreement, the gate mode and why 2 GPUs were not measured",
           "[harness_speed]") {
   ScratchDirectory dir("harness-speed");
-  CHECK(exactune::harness_speed_section(dir.path()).empty());
+  CHECK_FALSE(exactune::report_inputs_beside(dir.path(), "toy", exactune::kDefaultPolicy).harness_speed.has_value());
   write(dir.path() / "harness_speed.json", kSpeed);
-  const std::string section = exactune::harness_speed_section(dir.path());
+  const std::string section = section_beside(dir.path());
   CHECK(section.find("## Harness speed") != std::string::npos);
   CHECK(section.find("| successive_halving | cold | 71.5 | 9.2 (20032) | 8.0 | - | - | 60 / 900 | 0 |") !=
         std::string::npos);
@@ -42,9 +50,9 @@ TEST_CASE("the harness speed section shows every sweep, the agreement, the gate 
 TEST_CASE("a harness speed record that is not what ci/harness_speed.py writes is refused by name", "[harness_speed]") {
   ScratchDirectory dir("harness-speed-bad");
   write(dir.path() / "harness_speed.json", R"({"source": "ci/speed.sh", "family": "toy"})");
-  CHECK_THROWS_AS(exactune::harness_speed_section(dir.path()), exactune::input_error);
+  CHECK_THROWS_AS(section_beside(dir.path()), exactune::input_error);
   try {
-    exactune::harness_speed_section(dir.path());
+    section_beside(dir.path());
   } catch (const exactune::input_error& e) {
     CHECK(std::string(e.what()).find("harness_speed.json: not what ci/harness_speed.py writes") != std::string::npos);
   }

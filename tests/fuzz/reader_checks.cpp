@@ -8,8 +8,9 @@
 #include <map>
 #include <optional>
 
-#include "choose/heuristics.hpp"
-#include "choose/targets.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
+#include "store/targets.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
@@ -18,6 +19,9 @@
 #include "store/defaults_record.hpp"
 #include "store/sweep_file.hpp"
 #include "store/variant_params.hpp"
+#include "store/chooser_policy.hpp"
+#include "shapes/shape_file.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune::fuzz {
 namespace {

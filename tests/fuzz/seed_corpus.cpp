@@ -6,13 +6,15 @@
 #include <fstream>
 #include <iterator>
 
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
 #include "store/defaults_record.hpp"
 #include "store/sweep_file.hpp"
+#include "shapes/shape_file.hpp"
 
 namespace exactune::fuzz {
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include <exactune/error.hpp>
-#include "backends/cpu/host_launcher.hpp"
+#include "compile/host/host_launcher.hpp"
 
 namespace exactune {
 
@@ -72,7 +72,7 @@ std::shared_ptr<void> CpuBackend::open_library(const std::string& path) {
 }
 
 std::unique_ptr<LoadedKernel> CpuBackend::load(const CompiledKernel& kernel) {
-  if (kernel.target != "host") {
+  if (kernel.target != kHostTarget) {
     throw error(fmt::format("kernel {} was compiled for '{}', the CPU backend runs 'host' kernels", kernel.name,
                             kernel.target));
   }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include <exactune/backend.hpp>
+#include "compile/host/host_launcher.hpp"
 
 namespace exactune {
 
@@ -20,7 +21,7 @@ class CpuBackend : public Backend {
   explicit CpuBackend(unsigned threads = 0);
 
   std::string description() const override;  // "CPU (N threads), rstd host-approximated"
-  std::string target() const override { return "host"; }
+  std::string target() const override { return kHostTarget; }
   unsigned threads() const { return threads_; }
 
   // 256-byte aligned host memory; the address is the pointer value.

@@ -9,6 +9,7 @@
 
 #include "backends/gpu/cuda_driver.hpp"
 #include "compile/compile_cache.hpp"
+#include "util/content_hash.hpp"
 #include <exactune/error.hpp>
 
 namespace exactune {

@@ -18,9 +18,10 @@
 #include "cpu/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
-#include "choose/heuristics.hpp"
+#include "choose/chooser.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
+#include "store/heuristics.hpp"
 
 namespace heuristics_fixture {
 

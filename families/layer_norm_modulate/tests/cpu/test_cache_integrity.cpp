@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/host_compiler.hpp"
-#include "backends/cpu/subprocess.hpp"
+#include "compile/host/host_compiler.hpp"
+#include "util/subprocess.hpp"
 #include "catch.hpp"
 #include "cpu/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"

@@ -15,6 +15,9 @@
 #include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>
 #include "gate/gate.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
+#include "store/sweep_file.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

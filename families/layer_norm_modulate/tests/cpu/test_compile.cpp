@@ -15,7 +15,7 @@
 #include <set>
 
 #include "catch.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "compile/cubin_resources.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -23,6 +23,9 @@
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "space/pairwise_cover.hpp"
 #include "compile/ptxas_report.hpp"
+#include "compile/compile_summary.hpp"
+#include "compile/template_includes.hpp"
+#include "shapes/shape_file.hpp"
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
 

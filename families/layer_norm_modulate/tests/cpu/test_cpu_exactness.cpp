@@ -14,6 +14,7 @@
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
 #include "verify/verify_stage.hpp"
+#include "shapes/shape_file.hpp"
 
 using namespace exactune;
 

@@ -16,12 +16,13 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
 #include "compile/compile_cache.hpp"
-#include "compile/compile_plan.hpp"
+#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "verify/bf16_compare.hpp"
 #include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
+#include "util/name_glob.hpp"
 #include <exactune/kernel_sources.hpp>
 #include <exactune/space.hpp>
 

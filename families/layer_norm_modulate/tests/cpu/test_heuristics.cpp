@@ -11,10 +11,15 @@
 #include "catch.hpp"
 #include "heuristics_fixture.hpp"
 #include <exactune/error.hpp>
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
-#include "choose/targets.hpp"
+#include "store/targets.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/heuristics.hpp"
+#include "store/family_tables.hpp"
+#include "store/framework_times.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

@@ -24,7 +24,7 @@
 #include "compile/compile_cache.hpp"
 #include <exactune/error.hpp>
 #include "backends/cpu/cpu_backend.hpp"
-#include "backends/cpu/host_compiler.hpp"
+#include "compile/host/host_compiler.hpp"
 
 #ifndef EXACTUNE_TEST_DATA_DIR
 #error "EXACTUNE_TEST_DATA_DIR must name the family's tests/data"

@@ -16,8 +16,9 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "choose/heuristics.hpp"
-#include "choose/targets.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
+#include "store/targets.hpp"
 #include "cpu/run_cli.hpp"
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
@@ -27,6 +28,9 @@
 #include "store/sweep_file.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_screen.hpp"
+#include "store/chooser_policy.hpp"
+#include "shapes/shape_file.hpp"
+#include "store/heuristics.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;

@@ -17,7 +17,8 @@
 #include "heuristics_fixture.hpp"
 #include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
 #include "report/file_set.hpp"
 #include "report/heuristics_emitter.hpp"
 

@@ -8,6 +8,7 @@
 #include <exactune/shapes.hpp>
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_inputs.hpp"
+#include "shapes/shape_file.hpp"
 #include <exactune/workload.hpp>
 
 using exactune::ModulateProblem;

@@ -23,6 +23,10 @@
 #include "gate/gate_selection.hpp"
 #include "space/selection.hpp"
 #include "store/sweep_merge.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
+#include "store/heuristics.hpp"
+#include "store/sweep_file.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

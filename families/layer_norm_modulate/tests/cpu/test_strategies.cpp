@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "choose/heuristics.hpp"
+#include "choose/chooser.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
 #include "strategies/builtin_strategies.hpp"

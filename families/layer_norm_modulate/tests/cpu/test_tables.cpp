@@ -14,9 +14,11 @@
 #include "heuristics_fixture.hpp"
 #include <exactune/error.hpp>
 #include "report/device_config_files.hpp"
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/heuristics.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

@@ -18,14 +18,15 @@
 #include "heuristics_fixture.hpp"
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
 #include "runtime/device_tables.hpp"
 #include "runtime/runtime_tables.hpp"
 #include "store/defaults_record.hpp"
 #include "util/embedded_files.hpp"
-#include "verify/defaults_verification.hpp"
+#include "sweep/defaults_verification.hpp"
+#include "shapes/shape_file.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

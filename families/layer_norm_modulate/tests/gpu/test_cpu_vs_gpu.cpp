@@ -13,6 +13,7 @@
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 #include "verify/verify_stage.hpp"
+#include "shapes/shape_file.hpp"
 
 namespace exactune {
 namespace {

@@ -11,6 +11,7 @@
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 #include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
+#include "shapes/shape_file.hpp"
 
 namespace exactune {
 namespace {

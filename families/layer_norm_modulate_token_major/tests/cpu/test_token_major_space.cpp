@@ -9,6 +9,7 @@
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"
+#include "shapes/shape_file.hpp"
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>

@@ -9,10 +9,12 @@
 #include <exactune/error.hpp>
 
 #include "catch.hpp"
-#include "choose/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "choose/chooser.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
+#include "store/heuristics.hpp"
 #include <exactune/family_registry.hpp>
 
 using namespace exactune;

@@ -1,4 +1,6 @@
-#include "verify/defaults_verification.hpp"
+#include "sweep/defaults_verification.hpp"
+#include "store/heuristics.hpp"
+#include "store/family_tables.hpp"
 
 #include <fmt/format.h>
 

@@ -12,7 +12,7 @@
 
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
 #include "store/defaults_record.hpp"
 #include "verify/verify_stage.hpp"
 

@@ -1,4 +1,4 @@
-#include "backends/cpu/template_tree.hpp"
+#include "compile/host/template_tree.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "util/embedded_files.hpp"
+#include "util/content_hash.hpp"
 #include <exactune/error.hpp>
 
 namespace exactune::host_exec {

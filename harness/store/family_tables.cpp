@@ -1,4 +1,6 @@
-#include "report/family_tables.hpp"
+#include "store/family_tables.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/heuristics.hpp"
 
 #include <fmt/format.h>
 
@@ -115,15 +117,15 @@ bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view va
                      [&](const VerifiedSizes& v) { return v.variant == variant && contains_size(v.sizes, size); });
 }
 
-void read_defaults_record(FamilyTables& tables, const fs::path& tables_dir) {
-  const fs::path path = tables_dir / defaults_record_path(tables.family);
+std::optional<DefaultsRecord> defaults_record_of(const std::string& family_name, const fs::path& tables_dir) {
+  const fs::path path = tables_dir / defaults_record_path(family_name);
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
   DefaultsRecord record = load_defaults_file(path.string());
-  const KernelFamily& family = FamilyRegistry::find(tables.family);
-  if (record.family != tables.family) {
+  const KernelFamily& family = FamilyRegistry::find(family_name);
+  if (record.family != family_name) {
     throw input_error(fmt::format("{}: a record of family {}, in the folder of {}", path.string(), record.family,
-                                  tables.family));
+                                  family_name));
   }
   if (record.reference_recipe != family.reference_recipe()) {
     throw input_error(fmt::format("{}: verified against the reference recipe {}, but {} now replicates {}: rerun "
@@ -131,7 +133,11 @@ void read_defaults_record(FamilyTables& tables, const fs::path& tables_dir) {
                                   path.string(), record.reference_recipe, family.name(), family.reference_recipe(),
                                   record.command));
   }
-  tables.defaults_record = std::move(record);
+  return record;
+}
+
+void read_defaults_record(FamilyTables& tables, const fs::path& tables_dir) {
+  tables.defaults_record = defaults_record_of(tables.family, tables_dir);
 }
 
 fs::path tables_dir_of(const fs::path& heuristics_yaml) {

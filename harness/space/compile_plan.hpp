@@ -1,5 +1,5 @@
 // Which kernels a run compiles: every valid variant of a family for each size
-// size and target, optionally narrowed by a glob on the variant name, plus the
+// and target, optionally narrowed by a glob on the variant name, plus the
 // family's support kernels (reference, eager chain, copy) for each target.
 #pragma once
 #include <string>
@@ -18,19 +18,5 @@ struct CompilePlan {
 
 CompilePlan plan_compiles(const KernelFamily& family, const std::vector<int>& sizes,
                           const std::vector<std::string>& targets, const std::string& variant_glob = "*");
-
-// Shell-style match (*, ?, [..]) of a variant name.
-bool name_matches(const std::string& name, const std::string& glob);
-
-struct CompileSummary {
-  std::size_t kernels = 0;
-  std::size_t failures = 0;
-  std::size_t with_spills = 0;
-  std::size_t cache_hits = 0;
-  double compile_ms_total = 0;
-  int max_registers = 0;
-};
-
-CompileSummary summarize(const std::vector<CompileOutcome>& outcomes);
 
 }  // namespace exactune

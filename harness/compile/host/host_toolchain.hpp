@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/subprocess.hpp"
+#include "util/subprocess.hpp"
 
 namespace exactune::host_exec {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "choose/heuristics.hpp"
+#include "store/heuristics.hpp"
 #include "store/defaults_record.hpp"
 
 namespace exactune {
@@ -41,10 +41,12 @@ struct VerifiedSizes {
 std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables);
 bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size);
 
-// Reads <tables_dir>/<family>/verified_defaults.yaml into tables.defaults_record
-// when it exists (else leaves none). Throws exactune::input_error when it
-// names another family or a reference recipe other than the family's: a
-// record of another reference proves nothing about this one.
+// The record of `family` in `tables_dir` (<tables_dir>/<family>/verified_defaults.yaml),
+// or none when it has none. Throws exactune::input_error when it names another
+// family or a reference recipe other than the family's: a record of another
+// reference proves nothing about this one.
+std::optional<DefaultsRecord> defaults_record_of(const std::string& family, const std::filesystem::path& tables_dir);
+// The same, into tables.defaults_record (none when there is no record).
 void read_defaults_record(FamilyTables& tables, const std::filesystem::path& tables_dir);
 // Where a heuristics.yaml at <reports>/<slug>/<family>/ finds the records: <reports>/tables.
 std::filesystem::path tables_dir_of(const std::filesystem::path& heuristics_yaml);

@@ -1,4 +1,4 @@
-#include "report/framework_times.hpp"
+#include "store/framework_times.hpp"
 
 #include <fmt/format.h>
 

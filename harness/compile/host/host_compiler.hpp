@@ -26,7 +26,7 @@ struct HostCompileSettings {
 };
 
 // One outcome per request, in order. CompiledKernel: target "host", entry = the
-// launcher symbol (backends/cpu/host_launcher.hpp), binary_path = the shared
+// launcher symbol (compile/host/host_launcher.hpp), binary_path = the shared
 // object in the cache, binary empty, resources zero (a host compiler reports none).
 // compile_ms is the request's share of its batch's compile time.
 std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& requests, const CompileCache& cache,

@@ -1,4 +1,4 @@
-#include "choose/targets.hpp"
+#include "store/targets.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

@@ -1,16 +1,9 @@
-#include "compile/compile_plan.hpp"
-
-#include <fnmatch.h>
-
-#include <algorithm>
+#include "space/compile_plan.hpp"
 
 #include <exactune/space.hpp>
+#include "util/name_glob.hpp"
 
 namespace exactune {
-
-bool name_matches(const std::string& name, const std::string& glob) {
-  return ::fnmatch(glob.c_str(), name.c_str(), 0) == 0;
-}
 
 CompilePlan plan_compiles(const KernelFamily& family, const std::vector<int>& sizes,
                           const std::vector<std::string>& targets, const std::string& variant_glob) {
@@ -29,22 +22,6 @@ CompilePlan plan_compiles(const KernelFamily& family, const std::vector<int>& si
     }
   }
   return plan;
-}
-
-CompileSummary summarize(const std::vector<CompileOutcome>& outcomes) {
-  CompileSummary s;
-  for (const CompileOutcome& o : outcomes) {
-    ++s.kernels;
-    if (!o.ok) {
-      ++s.failures;
-      continue;
-    }
-    if (o.kernel.resources.spills()) ++s.with_spills;
-    if (o.cache_hit) ++s.cache_hits;
-    s.compile_ms_total += o.compile_ms;
-    s.max_registers = std::max(s.max_registers, o.kernel.resources.registers);
-  }
-  return s;
 }
 
 }  // namespace exactune

@@ -1,4 +1,4 @@
-#include "backends/cpu/host_toolchain.hpp"
+#include "compile/host/host_toolchain.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

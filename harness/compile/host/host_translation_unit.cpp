@@ -1,4 +1,4 @@
-#include "backends/cpu/host_translation_unit.hpp"
+#include "compile/host/host_translation_unit.hpp"
 
 #include <fmt/format.h>
 

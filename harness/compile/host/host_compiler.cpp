@@ -1,4 +1,4 @@
-#include "backends/cpu/host_compiler.hpp"
+#include "compile/host/host_compiler.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,13 +15,16 @@
 #include <sstream>
 #include <thread>
 
-#include "compile/compiler.hpp"
 #include "util/embedded_files.hpp"
 #include <exactune/error.hpp>
-#include "backends/cpu/host_launcher.hpp"
-#include "backends/cpu/host_toolchain.hpp"
-#include "backends/cpu/host_translation_unit.hpp"
-#include "backends/cpu/template_tree.hpp"
+#include "compile/host/host_launcher.hpp"
+#include "compile/host/host_toolchain.hpp"
+#include "compile/host/host_translation_unit.hpp"
+#include "compile/target_compiler.hpp"
+#include "compile/host/template_tree.hpp"
+#include "util/content_hash.hpp"
+#include "util/process_liveness.hpp"
+#include "compile/template_includes.hpp"
 
 namespace exactune {
 
@@ -83,7 +86,7 @@ std::string request_key(const CompileRequest& request, const HostBuildContext& c
 CompiledKernel host_kernel(const CompileRequest& request, const std::string& key, const fs::path& library) {
   CompiledKernel kernel;
   kernel.name = request.name;
-  kernel.target = "host";
+  kernel.target = kHostTarget;
   kernel.entry = launcher_symbol(key);
   kernel.binary_path = library.string();
   return kernel;
@@ -298,7 +301,7 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
   CheckedLibraries checked_libraries;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const CompileRequest& request = requests[i];
-    if (request.target != "host") {
+    if (request.target != kHostTarget) {
       fail(outcomes[i],
            fmt::format("target '{}' is not 'host': the host compiler builds only for the CPU", request.target));
       continue;
@@ -333,5 +336,21 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
   settings.jobs = jobs;
   return compile_for_host(requests, cache, settings);
 }
+
+namespace {
+
+// The host compiler as compile_all's compiler of target "host".
+class HostTargetCompiler final : public TargetCompiler {
+ public:
+  std::string target() const override { return kHostTarget; }
+  std::vector<CompileOutcome> compile(const std::vector<CompileRequest>& requests, const CompileCache& cache,
+                                      int jobs) const override {
+    return compile_for_host(requests, cache, jobs);
+  }
+};
+
+const bool kRegistered = register_target_compiler(std::make_unique<HostTargetCompiler>());
+
+}  // namespace
 
 }  // namespace exactune

@@ -1,8 +1,17 @@
 // The contract between a host-compiled kernel library and the CPU backend: the
-// one C signature every exported launcher has, and how launchers are named.
+// target's name, the one C signature every exported launcher has, and how
+// launchers are named. The compiler writes what the backend loads and runs.
 #pragma once
 #include <string>
 #include <string_view>
+
+namespace exactune {
+
+// The target the host compiler builds for and the CPU backend runs: kernels as
+// host C++ in shared objects.
+inline constexpr const char* kHostTarget = "host";
+
+}  // namespace exactune
 
 namespace exactune::host_exec {
 

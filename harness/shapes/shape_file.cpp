@@ -1,7 +1,5 @@
-// The shape-file reader: generic over families. The family declares its
-// parameters (KernelFamily::shape_parameters) and judges their values; this
-// reader checks the file's structure, names, types and presence, and points
-// every error at its file and line.
+#include "shapes/shape_file.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

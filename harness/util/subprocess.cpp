@@ -1,4 +1,4 @@
-#include "backends/cpu/subprocess.hpp"
+#include "util/subprocess.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

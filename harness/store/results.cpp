@@ -1,0 +1,21 @@
+// The methods of the results model (include/exactune/results.hpp): looking a
+// record up by name, as the gate, the reports and the chooser do.
+#include <exactune/results.hpp>
+
+#include <algorithm>
+
+namespace exactune {
+
+const VariantResult* ShapeResult::find(const std::string& name) const {
+  const auto it =
+      std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
+  return it == variants.end() ? nullptr : &*it;
+}
+
+const ShapeResult* SweepResults::find(const std::string& name) const {
+  const auto it =
+      std::find_if(shapes.begin(), shapes.end(), [&](const ShapeResult& s) { return s.shape.name == name; });
+  return it == shapes.end() ? nullptr : &*it;
+}
+
+}  // namespace exactune
