@@ -18,6 +18,7 @@
 #include "report/file_set.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/heuristics.hpp"
+#include "gate/gate_render.hpp"
 
 namespace exactune::cli {
 namespace {

@@ -1,7 +1,5 @@
 #include "gate/gate.hpp"
 
-#include "util/xml_escape.hpp"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,55 +10,10 @@
 #include <string_view>
 
 #include <exactune/error.hpp>
-#include "util/text_table.hpp"
+#include "gate/gate_changes.hpp"
 
 namespace exactune {
 namespace {
-
-// How each kind of change is judged and named, in the order the summary line
-// counts them (failures first).
-struct ChangeTraits {
-  GateChange change;
-  GateVerdict verdict;
-  std::string_view label;   // the table's "change" column; the summary's phrase for one
-  std::string_view plural;  // the summary's phrase for several
-  bool always_counted;      // in the summary even at zero: what a reader looks for first
-};
-
-constexpr std::array<ChangeTraits, 18> kChanges = {{
-    {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
-    {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
-    {GateChange::too_noisy, GateVerdict::fail, "too noisy to judge", "too noisy to judge", false},
-    {GateChange::changed_shape, GateVerdict::fail, "changed shape", "changed shapes", false},
-    {GateChange::chosen_removed, GateVerdict::fail, "chosen variant removed", "chosen variants removed", false},
-    {GateChange::chosen_not_timed, GateVerdict::fail, "chosen variant not timed", "chosen variants not timed", false},
-    {GateChange::removed_shape, GateVerdict::fail, "removed shape", "removed shapes", false},
-    {GateChange::different_gpu, GateVerdict::fail, "different GPU", "different GPU", false},
-    {GateChange::different_reference, GateVerdict::fail, "different reference", "different reference", false},
-    {GateChange::different_inputs, GateVerdict::fail, "different inputs", "different inputs", false},
-    {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
-    {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},
-    {GateChange::improved, GateVerdict::pass, "improved", "improved", false},
-    {GateChange::speed_not_gated, GateVerdict::note, "speed not gated", "speed not gated", false},
-    {GateChange::gained_exactness, GateVerdict::note, "gained exactness", "gained exactness", false},
-    {GateChange::new_variant, GateVerdict::note, "new variant", "new variants", false},
-    {GateChange::removed_variant, GateVerdict::note, "removed variant", "removed variants", false},
-    {GateChange::new_shape, GateVerdict::note, "new shape", "new shapes", false},
-}};
-
-const ChangeTraits& traits(GateChange change) {
-  return *std::find_if(kChanges.begin(), kChanges.end(), [&](const ChangeTraits& t) { return t.change == change; });
-}
-
-std::string_view verdict_word(GateVerdict verdict) {
-  switch (verdict) {
-    case GateVerdict::pass: return "pass";
-    case GateVerdict::note: return "note";
-    case GateVerdict::warning: return "warning";
-    case GateVerdict::fail: return "FAIL";
-  }
-  return "";
-}
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
@@ -131,7 +84,7 @@ class Comparison {
  private:
   // Fills in the verdict from the change, so the two never disagree.
   void add(GateFinding finding) {
-    finding.verdict = traits(finding.change).verdict;
+    finding.verdict = change_traits(finding.change).verdict;
     report_.findings.push_back(std::move(finding));
   }
 
@@ -195,7 +148,7 @@ class Comparison {
   const VariantResult* chosen_variant(const ShapeResult& base) const {
     const auto it = options_.chosen.find(base.shape.name);
     if (it == options_.chosen.end()) {
-      return options_.regimes.empty() ? nullptr : fastest_exact_variant(base, options_.regimes.front());
+      return options_.regimes.empty() ? nullptr : base.fastest_exact(options_.regimes.front());
     }
     const VariantResult* chosen = base.find(it->second);
     if (chosen == nullptr) {
@@ -341,34 +294,6 @@ class Comparison {
 };
 
 
-// The failure messages of one JUnit test case: the failed findings of (shape, check, regime).
-std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check,
-                                     std::optional<TimingRegime> regime) {
-  std::vector<std::string> messages;
-  for (const GateFinding& f : report.findings) {
-    if (f.shape == shape && f.check == check && f.regime == regime && f.verdict == GateVerdict::fail) {
-      messages.push_back(f.message);
-    }
-  }
-  return messages;
-}
-
-bool has_finding(const GateReport& report, const std::string& shape, GateCheck check,
-                 std::optional<TimingRegime> regime) {
-  return std::any_of(report.findings.begin(), report.findings.end(), [&](const GateFinding& f) {
-    return f.shape == shape && f.check == check && f.regime == regime;
-  });
-}
-
-std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
-  const std::string open = fmt::format(R"(  <testcase classname="exactune-gate.{}" name="{}")",
-                                       shape.empty() ? "sweep" : xml_escape(shape), check);
-  if (failures.empty()) return open + "/>\n";
-  return fmt::format("{}>\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n", open,
-                     xml_escape(fmt::format("{}", fmt::join(failures, "; "))),
-                     xml_escape(fmt::format("{}", fmt::join(failures, "\n"))));
-}
-
 }  // namespace
 
 bool GateReport::passed() const {
@@ -381,83 +306,8 @@ std::size_t GateReport::count(GateChange change) const {
       std::count_if(findings.begin(), findings.end(), [&](const GateFinding& f) { return f.change == change; }));
 }
 
-const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime) {
-  const VariantResult* fastest = nullptr;
-  for (const VariantResult& v : shape.variants) {
-    const std::optional<Timing>& t = v.timing(regime);
-    if (v.exact && t && (fastest == nullptr || t->median_us < fastest->timing(regime)->median_us)) fastest = &v;
-  }
-  return fastest;
-}
-
 GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options) {
   return Comparison(baseline, candidate, options).run();
-}
-
-std::string render_gate_table(const GateReport& report) {
-  TextTable table({"shape", "variant", "regime", "baseline", "candidate", "change", "verdict"});
-  for (const GateFinding& f : report.findings) {
-    const std::string_view label = traits(f.change).label;
-    table.add_row({f.shape.empty() ? "(all)" : f.shape, f.variant, f.regime ? std::string(regime_name(*f.regime)) : "",
-                   f.baseline, f.candidate,
-                   f.detail.empty() ? std::string(label) : fmt::format("{}: {}", label, f.detail),
-                   std::string(verdict_word(f.verdict))});
-  }
-  std::string text = table.render();
-  if (!report.passed()) {
-    text += "\nfailures:\n";
-    for (const GateFinding& f : report.findings) {
-      if (f.verdict == GateVerdict::fail) text += fmt::format("  {}\n", f.message);
-    }
-  }
-  return text;
-}
-
-std::string gate_summary_line(const GateReport& report) {
-  std::vector<std::string> counts;
-  for (const ChangeTraits& t : kChanges) {
-    const std::size_t n = report.count(t.change);
-    if (n > 0 || t.always_counted) counts.push_back(fmt::format("{} {}", n, n == 1 ? t.label : t.plural));
-  }
-  if (report.outside_selection > 0) {
-    counts.push_back(fmt::format("{} baseline (shape, variant) pairs outside the candidate's selection",
-                                 report.outside_selection));
-  }
-  return fmt::format("gate: {}: {} (threshold {:g}%)", report.passed() ? "PASS" : "FAIL", fmt::join(counts, ", "),
-                     report.threshold * 100);
-}
-
-std::string gate_junit_xml(const GateReport& report) {
-  std::string cases;
-  std::size_t tests = 0, failures = 0;
-  const auto add_case = [&](const std::string& shape, GateCheck check, std::string_view name,
-                            std::optional<TimingRegime> regime = std::nullopt) {
-    const std::vector<std::string> messages = failures_of(report, shape, check, regime);
-    cases += junit_testcase(shape, name, messages);
-    ++tests;
-    if (!messages.empty()) ++failures;
-  };
-  // Findings about the whole sweep (another GPU, another reference) have a case of their own.
-  if (has_finding(report, "", GateCheck::exactness, std::nullopt)) add_case("", GateCheck::exactness, "reference");
-  if (has_finding(report, "", GateCheck::speed, std::nullopt)) add_case("", GateCheck::speed, "gpu");
-  for (const std::string& shape : report.shapes) {
-    add_case(shape, GateCheck::exactness, "exactness");
-    // A shape has a speed case per regime its chosen configuration was looked at in.
-    for (TimingRegime r : kTimingRegimes) {
-      if (has_finding(report, shape, GateCheck::speed, r)) {
-        add_case(shape, GateCheck::speed, fmt::format("{}_speed", regime_name(r)), r);
-      }
-    }
-  }
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);
-  out += fmt::format(
-      "  <properties>\n    <property name=\"family\" value=\"{}\"/>\n"
-      "    <property name=\"threshold\" value=\"{:g}\"/>\n  </properties>\n",
-      xml_escape(report.family), report.threshold);
-  out += cases;
-  out += fmt::format("  <system-out>{}</system-out>\n</testsuite>\n", xml_escape(gate_summary_line(report)));
-  return out;
 }
 
 }  // namespace exactune

@@ -31,7 +31,7 @@ struct GateOptions {
   double threshold = 0.05;
   // The configuration whose speed is gated, per shape name (from the heuristics
   // a serving framework uses). A shape not listed gates the baseline's fastest
-  // exact variant in the first regime (fastest_exact_variant).
+  // exact variant in the first regime (ShapeResult::fastest_exact).
   std::map<std::string, std::string> chosen;
   // The regimes gated: the chooser policy's (policy_regimes), then cold, which
   // is always gated. The first ranks a shape not in `chosen`.
@@ -89,21 +89,10 @@ struct GateReport {
   std::size_t count(GateChange change) const;
 };
 
-// The exact variant with the lowest median in `regime`; nullptr when no exact variant was timed there.
-const VariantResult* fastest_exact_variant(const ShapeResult& shape, TimingRegime regime);
-
 // Throws exactune::input_error when the families differ, when the candidate
 // is one shard of a sweep, when the threshold is
 // not a finite fraction from 0 to 1, or when options.chosen names a variant
 // the baseline does not have.
 GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options);
-
-// The findings as a table, then the failure messages in full.
-std::string render_gate_table(const GateReport& report);
-// "gate: PASS: 0 lost exactness, 0 slower beyond noise, 3 within noise (threshold 5%)"
-std::string gate_summary_line(const GateReport& report);
-// One <testsuite name="exactune-gate">, a <testcase> per (shape, check):
-// "exactness", and "<regime>_speed" (rotated_speed, l2_resident_speed, cold_speed).
-std::string gate_junit_xml(const GateReport& report);
 
 }  // namespace exactune

@@ -17,6 +17,7 @@
 #include "store/targets.hpp"
 #include "store/family_tables.hpp"
 #include "store/framework_times.hpp"
+#include "report/heatmap_svg.hpp"
 
 namespace exactune {
 

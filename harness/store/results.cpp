@@ -1,5 +1,6 @@
 // The methods of the results model (include/exactune/results.hpp): looking a
-// record up by name, as the gate, the reports and the chooser do.
+// record up by name, and a shape's fastest exact variant, as the gate, the
+// reports and the chooser do.
 #include <exactune/results.hpp>
 
 #include <algorithm>
@@ -10,6 +11,15 @@ const VariantResult* ShapeResult::find(const std::string& name) const {
   const auto it =
       std::find_if(variants.begin(), variants.end(), [&](const VariantResult& v) { return v.variant == name; });
   return it == variants.end() ? nullptr : &*it;
+}
+
+const VariantResult* ShapeResult::fastest_exact(TimingRegime regime) const {
+  const VariantResult* fastest = nullptr;
+  for (const VariantResult& v : variants) {
+    const std::optional<Timing>& t = v.timing(regime);
+    if (v.exact && t && (fastest == nullptr || t->median_us < fastest->timing(regime)->median_us)) fastest = &v;
+  }
+  return fastest;
 }
 
 const ShapeResult* SweepResults::find(const std::string& name) const {

@@ -139,6 +139,8 @@ struct ShapeResult {
   std::vector<VariantResult> variants;
 
   const VariantResult* find(const std::string& variant) const;
+  // The exact variant with the lowest median in `r`; nullptr when none was timed there.
+  const VariantResult* fastest_exact(TimingRegime r) const;
   const std::optional<Timing>& copy(TimingRegime r) const {
     return r == TimingRegime::rotated ? copy_rotated : r == TimingRegime::l2_resident ? copy_l2_resident : copy_cold;
   }

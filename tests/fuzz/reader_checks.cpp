@@ -22,6 +22,7 @@
 #include "store/chooser_policy.hpp"
 #include "shapes/shape_file.hpp"
 #include "store/heuristics.hpp"
+#include "gate/gate_render.hpp"
 
 namespace exactune::fuzz {
 namespace {

@@ -15,6 +15,7 @@
 #include "cpu/run_cli.hpp"
 #include <exactune/error.hpp>
 #include "gate/gate.hpp"
+#include "gate/gate_render.hpp"
 
 using namespace exactune;
 

@@ -20,6 +20,7 @@
 #include "store/heuristics.hpp"
 #include "store/family_tables.hpp"
 #include "store/framework_times.hpp"
+#include "report/heatmap_svg.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;

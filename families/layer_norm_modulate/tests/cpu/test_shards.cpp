@@ -27,6 +27,7 @@
 #include "choose/chooser.hpp"
 #include "store/heuristics.hpp"
 #include "store/sweep_file.hpp"
+#include "gate/gate_render.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
