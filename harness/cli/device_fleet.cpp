@@ -1,10 +1,6 @@
 #include "cli/device_fleet.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,6 +23,8 @@
 #include "cli/merge_command.hpp"
 #include "supervise/supervisor.hpp"
 #include "store/chooser_policy.hpp"
+#include "util/child_process.hpp"
+#include "util/file_descriptor.hpp"
 
 namespace exactune::cli {
 namespace fs = std::filesystem;
@@ -88,29 +86,12 @@ struct Child {
   pid_t pid = -1;
 };
 
-pid_t start_child(std::vector<std::string> args, const fs::path& log) {
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw error(fmt::format("cannot write {}: {}", log.string(), std::strerror(errno)));
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw error(fmt::format("cannot start a child sweep: {}", std::strerror(errno)));
-  if (pid == 0) {
-    // A killed command leaves no sweep running on its GPUs.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    ::dup2(fd, STDOUT_FILENO);
-    ::dup2(fd, STDERR_FILENO);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
-  ::close(fd);
-  return pid;
+// A killed command leaves no sweep running on its GPUs: the child dies with this process.
+pid_t start_child(const std::vector<std::string>& args, const fs::path& log) {
+  const FileDescriptor output(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (output.get() < 0) throw error(fmt::format("cannot write {}: {}", log.string(), std::strerror(errno)));
+  return start_child_process({.argv = args, .program = "/proc/self/exe", .output = output.get()});
 }
-
-int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 }  // namespace
 
@@ -176,10 +157,7 @@ int sweep_on_devices(const std::string& devices, const std::string& out, const s
     std::vector<std::string> sweeps;
     bool complete = true;
     for (Child& child : group) {
-      int status = 0;
-      while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      const int code = exit_code_of(status);
+      const int code = exit_code_of(wait_for_child(child.pid));
       const fs::path sweep = child.folder / "sweep.yaml";
       const fs::path log = child.folder / "sweep.log";
       // Exit 1 with a sweep.yaml: the sweep ran and found a variant that is not exact; its records say which.

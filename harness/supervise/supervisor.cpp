@@ -1,9 +1,7 @@
 #include "supervise/supervisor.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,11 +14,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <exactune/error.hpp>
 #include "supervise/journal.hpp"
 #include "supervise/worker_channel.hpp"
+#include "util/child_process.hpp"
+#include "util/file_descriptor.hpp"
 
 namespace exactune {
 
@@ -39,30 +40,20 @@ using Clock = std::chrono::steady_clock;
 
 struct Worker {
   pid_t pid = -1;
-  int pipe = -1;
+  FileDescriptor pipe;
 };
 
+// The worker dies with its supervisor: a killed command leaves no kernels
+// running. It finds the write end of its pipe in $EXACTUNE_SUPERVISOR_FD.
 Worker start_worker(const std::vector<std::string>& args, bool continues) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw error(fmt::format("cannot make a pipe for the worker: {}", std::strerror(errno)));
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw error(fmt::format("cannot start a worker: {}", std::strerror(errno)));
-  if (pid == 0) {
-    // The worker dies with its supervisor: a killed command leaves no kernels running.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    const int channel = ::dup(fds[1]);  // dup'd descriptors do not close on exec
-    ::setenv("EXACTUNE_SUPERVISOR_FD", std::to_string(channel).c_str(), 1);
-    ::setenv("EXACTUNE_WORKER_CONTINUES", continues ? "1" : "0", 1);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  return Worker{pid, fds[0]};
+  Pipe channel = make_pipe();
+  const int worker_end = channel.write_end.get();
+  const pid_t pid = start_child_process({.argv = args,
+                                         .program = "/proc/self/exe",
+                                         .environment = {{"EXACTUNE_SUPERVISOR_FD", std::to_string(worker_end)},
+                                                         {"EXACTUNE_WORKER_CONTINUES", continues ? "1" : "0"}},
+                                         .kept_descriptors = {worker_end}});
+  return Worker{pid, std::move(channel.read_end)};
 }
 
 std::string signal_name(int signal) {
@@ -79,7 +70,7 @@ struct WorkerEnd {
 };
 
 // Reads the worker's announcements until it ends or overruns a step's deadline.
-WorkerEnd watch(const Worker& worker, std::optional<std::string>& journal) {
+WorkerEnd watch(Worker worker, std::optional<std::string>& journal) {
   WorkerEnd end;
   std::optional<Clock::time_point> due;
   std::string pending;
@@ -89,7 +80,7 @@ WorkerEnd watch(const Worker& worker, std::optional<std::string>& journal) {
       timeout_ms = static_cast<int>(
           std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(*due - Clock::now()).count()));
     }
-    pollfd fd{worker.pipe, POLLIN, 0};
+    pollfd fd{worker.pipe.get(), POLLIN, 0};
     const int ready = ::poll(&fd, 1, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {  // past the deadline
@@ -98,7 +89,7 @@ WorkerEnd watch(const Worker& worker, std::optional<std::string>& journal) {
       break;
     }
     char buffer[4096];
-    const ssize_t n = ::read(worker.pipe, buffer, sizeof buffer);
+    const ssize_t n = ::read(worker.pipe.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the worker ended
     pending.append(buffer, static_cast<std::size_t>(n));
@@ -122,9 +113,8 @@ WorkerEnd watch(const Worker& worker, std::optional<std::string>& journal) {
       }
     }
   }
-  ::close(worker.pipe);
-  while (::waitpid(worker.pid, &end.status, 0) < 0 && errno == EINTR) {
-  }
+  worker.pipe.reset();
+  end.status = wait_for_child(worker.pid);
   return end;
 }
 

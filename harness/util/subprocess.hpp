@@ -1,7 +1,8 @@
 // Runs a program to its end and collects what it printed: how the host
 // compiler is invoked, without a shell (no quoting of paths or flags). The
 // program dies with the calling thread: a killed exactune leaves no compiler
-// running (its own children, e.g. cc1plus, finish their file and exit).
+// running (its own children, e.g. cc1plus, finish their file and exit). The
+// fork and exec are util/child_process.hpp's.
 #pragma once
 #include <string>
 #include <vector>
