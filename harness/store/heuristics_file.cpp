@@ -16,7 +16,7 @@
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
-#include "util/yaml_scalar.hpp"
+#include "util/yaml_writer.hpp"
 #include "store/heuristics.hpp"
 
 namespace exactune {
@@ -38,26 +38,14 @@ std::string size_key(const KernelFamily& family) {
   return key;
 }
 
-// A string as a YAML scalar: plain when no YAML reader could take it for
-// anything else (a bool, a null, a number of another spelling, syntax), else
-// double-quoted.
-std::string yaml_scalar(const std::string& text) {
-  const bool plain_safe =
-      !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) && text.back() != ' ' &&
-      !yaml_reserved_word(text) && std::all_of(text.begin(), text.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._-()/+").find(c) != std::string_view::npos;
-      });
-  return plain_safe ? text : yaml_double_quoted(text);
-}
-
 std::string yaml_params(const std::vector<Param>& params) {
-  std::vector<std::string> items;
-  for (const Param& p : params) items.push_back(fmt::format("{}: {}", p.axis, yaml_scalar(p.value)));
-  return fmt::format("{{{}}}", fmt::join(items, ", "));
+  yaml::KeyValues fields;
+  for (const Param& p : params) fields.emplace_back(p.axis, yaml::string(p.value));
+  return yaml::flow_map(fields);
 }
 
 void write_configuration(std::string& out, const Configuration& c, std::string_view indent) {
-  fmt::format_to(std::back_inserter(out), "{0}variant: {1}\n{0}params: {2}\n", indent, yaml_scalar(c.variant),
+  fmt::format_to(std::back_inserter(out), "{0}variant: {1}\n{0}params: {2}\n", indent, yaml::string(c.variant),
                  yaml_params(c.params));
 }
 
@@ -68,28 +56,11 @@ void write_choice(std::string& out, const Choice& c, const std::string& key) {
   fmt::format_to(std::back_inserter(out), "    - {}: {}\n", key, c.size);
   if (c.max_rows) line("max_rows", *c.max_rows);
   write_configuration(out, c.chosen, "      ");
-  line("median_us", c.median_us);
-  if (!c.runner_up.empty()) line("runner_up", yaml_scalar(c.runner_up));
-  if (c.margin) line("margin", *c.margin);
-  line("shape", yaml_scalar(c.shape));
+  line("median_us", yaml::number(c.median_us));
+  if (!c.runner_up.empty()) line("runner_up", yaml::string(c.runner_up));
+  if (c.margin) line("margin", yaml::number(*c.margin));
+  line("shape", yaml::string(c.shape));
   line("shared", c.shared);
-}
-
-// `text` as "# " comment lines of at most `width` characters, wrapped at spaces.
-std::string yaml_comment(std::string_view text, std::size_t width = 82) {
-  std::string out, line;
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find(' ', start), text.size());
-    const std::string_view word = text.substr(start, end - start);
-    if (!line.empty() && 2 + line.size() + 1 + word.size() > width) {
-      out += fmt::format("# {}\n", line);
-      line.clear();
-    }
-    line += line.empty() ? std::string(word) : fmt::format(" {}", word);
-    start = end + 1;
-  }
-  if (!line.empty()) out += fmt::format("# {}\n", line);
-  return out;
 }
 
 // What the policy ranks by, in words, for the file's comment.
@@ -111,7 +82,7 @@ std::string policy_words(ChooserPolicy policy) {
 
 std::string format_comment(const std::string& size_parameter, ChooserPolicy policy) {
   return "#\n" +
-         yaml_comment(fmt::format(
+         yaml::comment(fmt::format(
              "Policy {}: variants are ranked by {}. Per size ({}), row counts fall into buckets, one per timed "
              "shape: a bucket holds rows up to max_rows, the geometric midpoint between its shape's row count and "
              "the next one's (the last bucket has no max_rows). A choice is the fastest bit-exact variant of its "
@@ -132,16 +103,16 @@ std::string to_heuristics_yaml(const Heuristics& h) {
   std::string out = fmt::format(
       "# exactune heuristics: chosen by exactune from reports/{}/{}/sweep.yaml ({}); the header and JSON are "
       "generated from this file.\n",
-      yaml_comment_text(d.slug), yaml_comment_text(h.family), yaml_comment_text(d.name));
+      yaml::comment_text(d.slug), yaml::comment_text(h.family), yaml::comment_text(d.name));
   out += format_comment(key, h.policy);
   fmt::format_to(std::back_inserter(out), "format_version: {}\nfamily: {}\npolicy: {}\ndevice:\n", h.format_version,
-                 yaml_scalar(h.family), policy_name(h.policy));
+                 yaml::string(h.family), policy_name(h.policy));
   fmt::format_to(std::back_inserter(out), "  name: {}\n  slug: {}\n  arch: {}\n  sm_count: {}\n  default:\n",
-                 yaml_scalar(d.name), yaml_scalar(d.slug), yaml_scalar(d.arch), d.sm_count);
+                 yaml::string(d.name), yaml::string(d.slug), yaml::string(d.arch), d.sm_count);
   write_configuration(out, d.default_configuration, "    ");
   out += "  choices:\n";
   for (const Choice& c : d.choices) write_choice(out, c, key);
-  out += yaml_comment(fmt::format("For a GPU without a table: {}.", family.global_default_reason()));
+  out += yaml::comment(fmt::format("For a GPU without a table: {}.", family.global_default_reason()));
   out += "global_default:\n";
   write_configuration(out, h.global_default, "  ");
   return out;

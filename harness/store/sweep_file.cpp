@@ -22,9 +22,11 @@
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
-#include "util/yaml_scalar.hpp"
+#include "util/yaml_writer.hpp"
 
 namespace exactune {
+
+using yaml::KeyValues;
 
 namespace {
 
@@ -53,45 +55,8 @@ constexpr std::string_view kVersion1DerivedCopyRatio = "copy_ratio";
 
 // ---------------------------------------------------------------- writing
 
-// The shortest decimal that reads back to the same double. YAML 1.1 readers
-// (PyYAML) take digits without a '.' for an integer, or with an exponent for a
-// string, so the mantissa always gets one: 1e-06 -> 1.0e-06, 3 -> 3.0.
-std::string yaml_number(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  std::string text = fmt::format("{}", value);
-  if (text.find('.') == std::string::npos) {
-    const std::size_t exponent = text.find('e');
-    text.insert(exponent == std::string::npos ? text.size() : exponent, ".0");
-  }
-  return text;
-}
-
-// Whether `text` written plain reads back as the same string in any YAML reader,
-// in block and flow context alike: it starts with a letter, holds no
-// indicator characters, and is no word a reader would take for a bool or null.
-bool plain_is_safe(std::string_view text) {
-  if (text.empty() || !std::isalpha(static_cast<unsigned char>(text.front())) || text.back() == ' ') return false;
-  const bool safe_characters = std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._-/").find(c) != std::string_view::npos;
-  });
-  return safe_characters && !yaml_reserved_word(text);
-}
-
-std::string yaml_string(std::string_view text) {
-  return plain_is_safe(text) ? std::string(text) : yaml_double_quoted(text);
-}
-
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
-
-std::string flow_map(const KeyValues& fields) {
-  std::vector<std::string> parts;
-  for (const auto& [key, value] : fields) parts.push_back(key + ": " + value);
-  return fmt::format("{{{}}}", fmt::join(parts, ", "));
-}
-
 KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit) {
-  const std::array<std::string, 4> values = {yaml_number(t.median_us), yaml_number(t.min_us), yaml_number(t.max_us),
+  const std::array<std::string, 4> values = {yaml::number(t.median_us), yaml::number(t.min_us), yaml::number(t.max_us),
                                              fmt::format("{}", t.samples)};
   KeyValues fields;
   for (std::size_t i = 0; i < kTimingFields.size(); ++i) {
@@ -100,43 +65,24 @@ KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_vi
   return fields;
 }
 
-// Builds the text a block at a time; `item` starts a list entry ("- key: value").
-class YamlText {
- public:
-  void field(int indent, std::string_view key, std::string_view value) {
-    text_ += fmt::format("{:{}}{}: {}\n", "", indent, key, value);
-  }
-  void fields(int indent, const KeyValues& entries) {
-    for (const auto& [key, value] : entries) field(indent, key, value);
-  }
-  void item(int indent, std::string_view key, std::string_view value) {
-    text_ += fmt::format("{:{}}- {}: {}\n", "", indent, key, value);
-  }
-  void line(std::string_view text) { text_ += fmt::format("{}\n", text); }
-  std::string take() { return std::move(text_); }
-
- private:
-  std::string text_;
-};
-
 KeyValues device_fields(const DeviceRecord& d) {
-  return {{"name", yaml_string(d.name)},
-          {"slug", yaml_string(d.slug)},
-          {"arch", yaml_string(d.arch)},
+  return {{"name", yaml::string(d.name)},
+          {"slug", yaml::string(d.slug)},
+          {"arch", yaml::string(d.arch)},
           {"sm_count", fmt::format("{}", d.sm_count)},
           {"l2_bytes", fmt::format("{}", d.l2_bytes)},
           {"memory_clock_khz", fmt::format("{}", d.memory_clock_khz)},
           {"memory_bus_bits", fmt::format("{}", d.memory_bus_bits)},
           {"driver_version", fmt::format("{}", d.driver_version)},
-          {"nvrtc_version", yaml_string(d.nvrtc_version)}};
+          {"nvrtc_version", yaml::string(d.nvrtc_version)}};
 }
 
 KeyValues timing_method_fields(const TimingMethod& m) {
-  return {{"rotated", yaml_string(m.rotated)},
-          {"l2_resident", yaml_string(m.l2_resident)},
-          {"cold", yaml_string(m.cold)},
+  return {{"rotated", yaml::string(m.rotated)},
+          {"l2_resident", yaml::string(m.l2_resident)},
+          {"cold", yaml::string(m.cold)},
           {"repetitions", fmt::format("{}", m.repetitions)},
-          {"max_spread", yaml_number(m.max_spread)},
+          {"max_spread", yaml::number(m.max_spread)},
           {"noise_passes", fmt::format("{}", m.noise_passes)}};
 }
 
@@ -158,15 +104,15 @@ constexpr std::string_view kScreenedOut = "screened_out";
 constexpr int kFirstStrategySweepFormat = 4;
 
 KeyValues strategy_fields(const SweepResults& r) {
-  return {{"name", yaml_string(r.strategy)}, {"settings", yaml_string(r.strategy_settings)}};
+  return {{"name", yaml::string(r.strategy)}, {"settings", yaml::string(r.strategy_settings)}};
 }
 
 std::string screened_out_map(const ScreenedOut& screened) {
   KeyValues fields = {{"round", fmt::format("{}", screened.round)}};
   for (const auto& [regime, timing] : screened.timings) {
-    fields.emplace_back(std::string(regime_name(regime)), flow_map(timing_fields(timing, "", kFlowUnit)));
+    fields.emplace_back(std::string(regime_name(regime)), yaml::flow_map(timing_fields(timing, "", kFlowUnit)));
   }
-  return flow_map(fields);
+  return yaml::flow_map(fields);
 }
 
 // A sweep of part of the space (results.hpp): `shard: {index: .., count: ..}`,
@@ -180,10 +126,10 @@ constexpr std::string_view kMissingShards = "missing_shards";
 KeyValues scope_fields(const SweepResults& r) {
   KeyValues fields;
   if (r.shard) {
-    fields.emplace_back(kShard, flow_map({{"index", fmt::format("{}", r.shard->index)},
+    fields.emplace_back(kShard, yaml::flow_map({{"index", fmt::format("{}", r.shard->index)},
                                           {"count", fmt::format("{}", r.shard->count)}}));
   }
-  if (!r.only.empty()) fields.emplace_back(kOnly, yaml_string(r.only));
+  if (!r.only.empty()) fields.emplace_back(kOnly, yaml::string(r.only));
   if (r.merged_shards > 0) fields.emplace_back(kMergedShards, fmt::format("{}", r.merged_shards));
   if (!r.missing_shards.empty()) fields.emplace_back(kMissingShards, fmt::format("[{}]", fmt::join(r.missing_shards, ", ")));
   return fields;
@@ -205,17 +151,17 @@ int written_format(const SweepResults& r) {
 // Everything before the shapes; `planted` only in a planted sweep.
 KeyValues header_fields(const SweepResults& r) {
   KeyValues fields = {{"exactune_sweep", fmt::format("{}", written_format(r))},
-                      {"family", yaml_string(r.family)},
-                      {"reference_recipe", yaml_string(r.reference_recipe)},
+                      {"family", yaml::string(r.family)},
+                      {"reference_recipe", yaml::string(r.reference_recipe)},
                       {"seed", fmt::format("{}", r.seed)}};
   if (r.planted) fields.emplace_back(kPlanted, "true");
-  for (KeyValues::value_type& field : KeyValues{{"created", yaml_string(r.created)},
-                                                {"wall_s", yaml_number(r.wall_s)},
-                                                {"gpu", flow_map(device_fields(r.device))},
-                                                {"timing", flow_map(timing_method_fields(r.timing))}}) {
+  for (KeyValues::value_type& field : KeyValues{{"created", yaml::string(r.created)},
+                                                {"wall_s", yaml::number(r.wall_s)},
+                                                {"gpu", yaml::flow_map(device_fields(r.device))},
+                                                {"timing", yaml::flow_map(timing_method_fields(r.timing))}}) {
     fields.push_back(std::move(field));
   }
-  if (!r.strategy.empty()) fields.emplace_back(kStrategy, flow_map(strategy_fields(r)));
+  if (!r.strategy.empty()) fields.emplace_back(kStrategy, yaml::flow_map(strategy_fields(r)));
   for (KeyValues::value_type& field : scope_fields(r)) fields.push_back(std::move(field));
   return fields;
 }
@@ -243,11 +189,11 @@ KeyValues rotation_fields(const Rotation& r) {
 }
 
 KeyValues noise_fields(const RunToRunNoise& n) {
-  KeyValues fields = {{"noise", yaml_number(n.noise)},
+  KeyValues fields = {{"noise", yaml::number(n.noise)},
                       {"passes", fmt::format("{}", n.passes)},
                       {"variants", fmt::format("{}", n.variants)}};
   if (n.shards > 0) {
-    fields.emplace_back("across_shards", yaml_number(n.across_shards));
+    fields.emplace_back("across_shards", yaml::number(n.across_shards));
     fields.emplace_back("shards", fmt::format("{}", n.shards));
   }
   return fields;
@@ -258,24 +204,24 @@ std::string noise_map(const std::vector<RunToRunNoise>& noises) {
   KeyValues by_regime;
   for (TimingRegime r : kTimingRegimes) {
     for (const RunToRunNoise& n : noises) {
-      if (n.regime == r) by_regime.emplace_back(std::string(regime_name(r)), flow_map(noise_fields(n)));
+      if (n.regime == r) by_regime.emplace_back(std::string(regime_name(r)), yaml::flow_map(noise_fields(n)));
     }
   }
-  return flow_map(by_regime);
+  return yaml::flow_map(by_regime);
 }
 
-void write_variant(YamlText& out, const VariantResult& v, const ShapeResult& shape) {
+void write_variant(yaml::Text& out, const VariantResult& v, const ShapeResult& shape) {
   constexpr int kIndent = 8;
-  out.item(kIndent - 2, "variant", yaml_string(v.variant));
+  out.item(kIndent - 2, "variant", yaml::string(v.variant));
   KeyValues params;
-  for (const Param& p : v.params) params.emplace_back(yaml_string(p.axis), yaml_string(p.value));
-  out.field(kIndent, "params", flow_map(params));
+  for (const Param& p : v.params) params.emplace_back(yaml::string(p.axis), yaml::string(p.value));
+  out.field(kIndent, "params", yaml::flow_map(params));
   out.field(kIndent, "registers", fmt::format("{}", v.registers));
   out.field(kIndent, "spill_bytes", fmt::format("{}", v.spill_bytes));
   out.field(kIndent, "exact", v.exact ? "true" : "false");
   out.field(kIndent, "cases", fmt::format("\"{}/{}\"", v.cases_passed, v.cases_total));
-  if (!v.failure_kind.empty()) out.field(kIndent, "failure_kind", yaml_string(v.failure_kind));
-  if (!v.failure.empty()) out.field(kIndent, "failure", yaml_string(v.failure));
+  if (!v.failure_kind.empty()) out.field(kIndent, "failure_kind", yaml::string(v.failure_kind));
+  if (!v.failure.empty()) out.field(kIndent, "failure", yaml::string(v.failure));
   KeyValues ratios;
   for (TimingRegime r : kTimingRegimes) {
     const std::optional<Timing>& t = v.timing(r);
@@ -286,7 +232,7 @@ void write_variant(YamlText& out, const VariantResult& v, const ShapeResult& sha
       ratios.emplace_back(std::string(regime_name(r)), fmt::format("{:.3f}", t->median_us / copy->median_us));
     }
   }
-  if (!ratios.empty()) out.field(kIndent, kDerivedCopyRatios, flow_map(ratios));
+  if (!ratios.empty()) out.field(kIndent, kDerivedCopyRatios, yaml::flow_map(ratios));
   if (v.screened_out) out.field(kIndent, kScreenedOut, screened_out_map(*v.screened_out));
 }
 
@@ -294,19 +240,19 @@ void write_variant(YamlText& out, const VariantResult& v, const ShapeResult& sha
 // parameters in the family's order, as its shape file spells them, and the
 // bytes a fused kernel moves.
 KeyValues shape_fields(const ShapeResult& s) {
-  KeyValues fields = {{"model", yaml_string(s.shape.model)}};
+  KeyValues fields = {{"model", yaml::string(s.shape.model)}};
   for (const ShapeParameter& p : s.shape.parameters) fields.emplace_back(p.name, p.text());
   fields.emplace_back("bytes_moved", fmt::format("{}", s.bytes_moved));
   return fields;
 }
 
-void write_shape(YamlText& out, const ShapeResult& s) {
+void write_shape(yaml::Text& out, const ShapeResult& s) {
   constexpr int kIndent = 4;
-  out.item(kIndent - 2, "name", yaml_string(s.shape.name));
+  out.item(kIndent - 2, "name", yaml::string(s.shape.name));
   out.fields(kIndent, shape_fields(s));
-  if (s.rotation) out.field(kIndent, "rotation", flow_map(rotation_fields(*s.rotation)));
+  if (s.rotation) out.field(kIndent, "rotation", yaml::flow_map(rotation_fields(*s.rotation)));
   for (const auto& [key, member] : kShapeTimings) {
-    if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, flow_map(timing_fields(*t, "", kFlowUnit)));
+    if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit)));
   }
   if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
   out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
@@ -330,14 +276,8 @@ using strict_yaml::Value;
 // are read without counts, and may record variants of an older space.
 constexpr int kFirstCheckedSweepFormat = 3;
 
-Keys keys_of(const KeyValues& fields) {
-  Keys keys;
-  for (const auto& [key, value] : fields) keys.push_back(key);
-  return keys;
-}
-
 // The keys of one timing, as timing_fields() writes them.
-Keys timing_keys(std::string_view prefix, std::string_view unit) { return keys_of(timing_fields({}, prefix, unit)); }
+Keys timing_keys(std::string_view prefix, std::string_view unit) { return yaml::keys_of(timing_fields({}, prefix, unit)); }
 
 // A median is what the chooser ranks by and heuristics.yaml records, rounded
 // to 1 ns: from 1 ns to 1000 s, so that it survives the rounding and any ratio
@@ -542,7 +482,7 @@ std::vector<std::pair<std::string_view, ShapeTiming>> shape_timings(int version)
 Keys shape_keys(const KernelFamily& family, int version) {
   ShapeResult prototype;
   for (const ParameterSpec& spec : family.shape_parameters()) prototype.shape.parameters.push_back({spec.name});
-  Keys keys = keys_of(shape_fields(prototype));
+  Keys keys = yaml::keys_of(shape_fields(prototype));
   keys.insert(keys.begin(), "name");
   for (const auto& [key, member] : shape_timings(version)) keys.emplace_back(key);
   if (version > 1) {
@@ -555,7 +495,7 @@ Keys shape_keys(const KernelFamily& family, int version) {
 }
 
 Rotation read_rotation(const Value& value) {
-  const Fields f = value.map("rotation", keys_of(rotation_fields({})));
+  const Fields f = value.map("rotation", yaml::keys_of(rotation_fields({})));
   Rotation r;
   r.copies = f["copies"].integer<int>();
   r.working_set_bytes = f["working_set_bytes"].integer_at_least<std::int64_t>(0);
@@ -568,7 +508,7 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
   for (TimingRegime r : kTimingRegimes) regimes.emplace_back(regime_name(r));
   std::vector<RunToRunNoise> noises;
   for (const Value& entry : value.map("run_to_run_noise", regimes).all()) {
-    const Fields f = entry.map(entry.key(), keys_of(noise_fields({.shards = 1})));
+    const Fields f = entry.map(entry.key(), yaml::keys_of(noise_fields({.shards = 1})));
     RunToRunNoise n;
     n.regime = *regime_named(entry.key());
     n.noise = f["noise"].real();
@@ -622,7 +562,7 @@ ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& 
 // The chooser copies the device into heuristics.yaml: it must be one that
 // file's reader takes (names, an architecture, SMs).
 DeviceRecord read_device(const Value& value) {
-  const Fields f = value.map("gpu", keys_of(device_fields({})));
+  const Fields f = value.map("gpu", yaml::keys_of(device_fields({})));
   DeviceRecord d;
   d.name = f["name"].nonempty_text();
   d.slug = f["slug"].nonempty_text();
@@ -653,7 +593,7 @@ TimingMethod read_timing_method(const Value& value, int version) {
     m.max_spread = f["max_spread"].non_negative_real();
     return m;
   }
-  const Fields f = value.map("timing", keys_of(timing_method_fields({})));
+  const Fields f = value.map("timing", yaml::keys_of(timing_method_fields({})));
   TimingMethod m;
   m.rotated = f["rotated"].text();
   m.l2_resident = f["l2_resident"].text();
@@ -684,10 +624,10 @@ void read_scope(const Fields& top, SweepResults& results) {
 }  // namespace
 
 std::string to_sweep_yaml(const SweepResults& results) {
-  YamlText out;
+  yaml::Text out;
   out.line(
       fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
-                  yaml_comment_text(results.device.name)));
+                  yaml::comment_text(results.device.name)));
   out.line("# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
            "replayed),");
   out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
@@ -714,7 +654,7 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
     source.fail(version_value.line(), "exactune_sweep: {} is a format this exactune does not read (it reads {} to {})",
                 version, kOldestSweepFormatVersion, kSweepFormatVersion);
   }
-  Keys top_keys = keys_of(header_fields({}));
+  Keys top_keys = yaml::keys_of(header_fields({}));
   for (std::string_view key : {std::string_view(kPlanted), std::string_view("shapes"), kShapeCount}) {
     top_keys.emplace_back(key);
   }

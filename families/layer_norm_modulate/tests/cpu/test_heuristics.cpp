@@ -206,7 +206,8 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   CHECK(contains(yaml, "# For a GPU without a table: aten's own launch shape"));
   CHECK(contains(yaml, "# Policy rotated: variants are ranked by the rotated hot median"));
   CHECK(contains(yaml, "  choices:\n    - hidden: 2240\n      max_rows: 275\n"));  // the family's size parameter
-  CHECK(contains(yaml, "params: {num_warps: 4, rows_per_cta: 1, tail: predicated, vector_bytes: 8, pass2: reload"));
+  CHECK(contains(yaml, "params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
+                      "pass2: reload"));
 
   const Heuristics parsed = parse_heuristics_yaml(yaml, "h.yaml");
   CHECK(to_heuristics_yaml(parsed) == yaml);
@@ -261,14 +262,14 @@ TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics]") {
       {"family: layer_norm_modulate", "family: rms_norm", "family: no kernel family named 'rms_norm'"},
       {"    - hidden: 3072\n", "    - hidden: -3\n", "hidden must be > 0"},
       {"    - hidden: 3072\n", "    - size: 3072\n", "unknown key 'size' in a choice"},
-      // The device default's params come first; num_warps: 4 first appears in the first choice.
+      // The device default's params come first; num_warps: "4" first appears in the first choice.
       {"tail: predicated", "tail: peeled", "params spell variant"},
-      {"num_warps: 4", "num_warps: four", "num_warps 'four' is not one of"},
-      {"num_warps: 4, rows_per_cta: 1", "rows_per_cta: 1, num_warps: 4", "in this order"},
+      {"num_warps: \"4\"", "num_warps: four", "num_warps 'four' is not one of"},
+      {"num_warps: \"4\", rows_per_cta: \"1\"", "rows_per_cta: \"1\", num_warps: \"4\"", "in this order"},
       {"      shape: edge-37\n", "      shape: edge-37\n      colour: blue\n", "unknown key 'colour'", 1},
       {"      shape: edge-37\n", "      shape: edge-37\n      shape: again\n", "appears twice", 1},
       {"      max_rows: 4096\n", "      max_rows: 100\n", "does not ascend"},
-      {"      median_us: 30\n", "      median_us: 30\n      max_rows: 9999999\n", "must have no max_rows", 1},
+      {"      median_us: 30.0\n", "      median_us: 30.0\n      max_rows: 9999999\n", "must have no max_rows", 1},
       {"      margin: 0.01\n", "", "runner_up and margin come together", -1},
   };
   for (const Edit& e : edits) {
