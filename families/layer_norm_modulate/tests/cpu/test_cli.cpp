@@ -91,33 +91,6 @@ TEST_CASE("verify needs a GPU or --cpu, and says so when there is none") {
   CHECK(contains(cpu.output, "rstd host-approximated"));
 }
 
-TEST_CASE("the committed reports are a pure function of their sweep.yaml", "[committed]") {
-  namespace fs = std::filesystem;
-  // reports/<gpu-slug>/<family>/: this family's sweep on each GPU.
-  const fs::path reports = fs::path(EXACTUNE_SOURCE_DIR) / "reports";
-  if (!fs::exists(reports)) {
-    WARN("no reports/ folder: nothing to check");
-    return;
-  }
-  for (const auto& gpu : fs::directory_iterator(reports)) {
-    const fs::path folder = gpu.path() / "layer_norm_modulate";
-    const fs::path sweep = folder / "sweep.yaml";
-    if (!fs::exists(sweep)) continue;
-    const fs::path out =
-        fs::temp_directory_path() / ("exactune-report-" + gpu.path().filename().string() + "-layer_norm_modulate");
-    fs::remove_all(out);
-    const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.string()));
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    for (const auto& made : fs::directory_iterator(out)) {
-      INFO("regenerate with: exactune report --from " << sweep.string() << "  (" << made.path().filename() << ")");
-      std::ifstream a(made.path(), std::ios::binary), b(folder / made.path().filename(), std::ios::binary);
-      const std::string regenerated((std::istreambuf_iterator<char>(a)), {}), committed((std::istreambuf_iterator<char>(b)), {});
-      CHECK(regenerated == committed);
-    }
-  }
-}
-
 TEST_CASE("the gate takes the chosen configurations from a heuristics.yaml", "[committed]") {
   namespace fs = std::filesystem;
   const fs::path gpu = fs::path(EXACTUNE_SOURCE_DIR) / "reports" / "nvidia-h200" / "layer_norm_modulate";

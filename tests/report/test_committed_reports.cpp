@@ -1,0 +1,95 @@
+// The committed reports are a pure function of committed inputs: for every
+// reports/<gpu>/<family>/sweep.yaml, `exactune report` regenerates each file of
+// the folder byte for byte, and `exactune tables` regenerates reports/tables/.
+// A committed file that the commands no longer write (a heatmap of a renamed
+// shape, say) is stale and fails too; the hand-written inputs beside a sweep
+// (targets.yaml, harness_speed.json, NOTES.md) are read, not generated.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cpu/run_cli.hpp"
+#include "cpu/scratch_directory.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kReports = fs::path(EXACTUNE_SOURCE_DIR) / "reports";
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Every regular file below `folder`, relative to it.
+std::set<fs::path> files_below(const fs::path& folder) {
+  std::set<fs::path> files;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(folder)) {
+    if (entry.is_regular_file()) files.insert(fs::relative(entry.path(), folder));
+  }
+  return files;
+}
+
+// Each file of `made` equals the committed one in `committed`, and every
+// committed file is made or is one of `inputs`.
+void check_regenerated(const fs::path& made, const fs::path& committed, const std::set<fs::path>& inputs,
+                       const std::string& command) {
+  const std::set<fs::path> made_files = files_below(made);
+  REQUIRE_FALSE(made_files.empty());
+  for (const fs::path& file : made_files) {
+    INFO("regenerate with: " << command << "  (" << file.string() << ")");
+    REQUIRE(fs::exists(committed / file));
+    CHECK(bytes_of(made / file) == bytes_of(committed / file));
+  }
+  for (const fs::path& file : files_below(committed)) {
+    INFO(command << " writes no " << (committed / file).string() << ": stale, or an input this test does not know");
+    CHECK((made_files.count(file) > 0 || inputs.count(file) > 0));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every committed report of every family regenerates byte for byte from its sweep.yaml", "[committed]") {
+  REQUIRE(fs::is_directory(kReports));
+  std::vector<fs::path> sweeps;
+  for (const fs::directory_entry& gpu : fs::directory_iterator(kReports)) {
+    if (!gpu.is_directory() || gpu.path().filename() == "tables") continue;
+    for (const fs::directory_entry& family : fs::directory_iterator(gpu.path())) {
+      if (fs::exists(family.path() / "sweep.yaml")) sweeps.push_back(family.path() / "sweep.yaml");
+    }
+  }
+  REQUIRE_FALSE(sweeps.empty());
+  for (const fs::path& sweep : sweeps) {
+    ScratchDirectory out("committed-report");
+    const std::string command = fmt::format("exactune report --from {}", sweep.string());
+    const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.path().string()));
+    INFO(command << "\n" << r.output);
+    REQUIRE(r.exit_code == 0);
+    check_regenerated(out.path(), sweep.parent_path(), {"targets.yaml", "harness_speed.json", "NOTES.md"}, command);
+  }
+}
+
+TEST_CASE("the committed tables of every GPU regenerate byte for byte from the committed heuristics and records",
+          "[committed]") {
+  REQUIRE(fs::is_directory(kReports / "tables"));
+  ScratchDirectory out("committed-tables");
+  const std::string command = fmt::format("exactune tables --reports {}", kReports.string());
+  const CliResult r = run_cli(fmt::format("tables --reports '{}' --records '{}' --out '{}'", kReports.string(),
+                                          (kReports / "tables").string(), out.path().string()));
+  INFO(command << "\n" << r.output);
+  REQUIRE(r.exit_code == 0);
+  // The records of verified defaults are written by verify-defaults, and read here.
+  std::set<fs::path> records;
+  for (const fs::path& file : files_below(kReports / "tables")) {
+    if (file.filename() == "verified_defaults.yaml") records.insert(file);
+  }
+  CHECK_FALSE(records.empty());
+  check_regenerated(out.path(), kReports / "tables", records, command);
+}
