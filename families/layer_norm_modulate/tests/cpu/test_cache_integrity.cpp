@@ -152,12 +152,10 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
   INFO(original.log);
   REQUIRE(original.ok);
   const fs::path cubin = original.kernel.binary_path;
-  if (original.kernel.resources.registers < 0) {
-    // Seen on the H200 machine: NVRTC gave no ptxas report, so nothing was cached to damage.
-    WARN("skipped: NVRTC gave no ptxas report for the copy kernel here, so it was not cached");
-    CHECK_FALSE(fs::exists(cubin));
-    return;
-  }
+  // Where NVRTC gives no ptxas report (the H200 machine's, after a process's
+  // first compile of a program), the cubin's own figures stand in
+  // (compile/cubin_resources.hpp): every kernel that compiled is cached.
+  REQUIRE(original.kernel.resources.registers >= 0);
   REQUIRE(fs::is_regular_file(cubin));
 
   const std::string key = cubin.stem().string();
@@ -181,15 +179,10 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
     CHECK(occurrences(reported, damage_report(cubin)) == 1);
     CHECK(occurrences(reported, "; rebuilding") == 1);
 
-    // A rebuilt entry is whole again, or absent: the rebuild is this process's
-    // second compile of the program, which on the H200 machine comes without a
-    // ptxas report, and a kernel without its report is not cached.
+    // A rebuilt entry is whole again: the next lookup is a hit.
     const CompileOutcome again = compile_all({copy}, cache).front();
-    if (rebuilt.kernel.resources.registers >= 0) {
-      CHECK(again.cache_hit);
-    } else {
-      CHECK_FALSE(fs::exists(cubin));
-    }
+    CHECK(rebuilt.kernel.resources.registers >= 0);
+    CHECK(again.cache_hit);
     CHECK(again.kernel.binary == original.kernel.binary);
   }
 }
@@ -215,10 +208,7 @@ TEST_CASE("a damaged cubin shared by a batch is reported once and every kernel o
     for (const CompileOutcome& o : original) {
       INFO(o.log);
       REQUIRE(o.ok);
-      if (o.kernel.resources.registers < 0) {
-        WARN("skipped: NVRTC gave no ptxas report for the batch here, so it was not cached");
-        return;
-      }
+      REQUIRE(o.kernel.resources.registers >= 0);  // cached: the cubin's figures stand in for a missing report
     }
     const fs::path cubin = original.front().kernel.binary_path;
     REQUIRE(fs::is_regular_file(cubin));

@@ -394,7 +394,8 @@ TEST_CASE("committed reports: header and JSON are what heuristics.yaml generates
       }
     }
   }
-  if (checked == 0) WARN("no reports/*/*/heuristics.yaml under " << reports.string() << " yet: nothing to compare");
+  INFO("reports/*/*/heuristics.yaml under " << reports.string());
+  CHECK(checked > 0);
 }
 
 TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen variant", "[heuristics][summary]") {
