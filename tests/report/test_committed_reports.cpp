@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cpu/run_cli.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/run_cli.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace fs = std::filesystem;
 

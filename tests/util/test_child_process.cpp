@@ -28,7 +28,7 @@
 #include <fmt/format.h>
 
 #include "catch.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include "util/child_process.hpp"
 #include "util/file_descriptor.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 #include "choose/chooser.hpp"

@@ -26,11 +26,11 @@
 #include "compile/host/host_compiler.hpp"
 #include "util/subprocess.hpp"
 #include "catch.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
-#include "cpu/run_cli.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cpu/run_cli.hpp"
+#include "support/run_cli.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 
 namespace {

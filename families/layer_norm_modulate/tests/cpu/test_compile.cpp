@@ -19,7 +19,7 @@
 #include "compile/compiler.hpp"
 #include "compile/cubin_resources.hpp"
 #include "compile/nvrtc_compiler.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "space/pairwise_cover.hpp"
 #include "compile/ptxas_report.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cpu/cpu_verification.hpp"
+#include "support/cpu_verification.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "torch_golden.hpp"
 #include <exactune/shapes.hpp>

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "cpu/run_cli.hpp"
+#include "support/run_cli.hpp"
 #include <exactune/error.hpp>
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"
 #include <exactune/error.hpp>
 #include "backends/cpu/cpu_backend.hpp"

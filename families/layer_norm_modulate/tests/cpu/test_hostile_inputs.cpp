@@ -19,7 +19,7 @@
 #include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
 #include "store/targets.hpp"
-#include "cpu/run_cli.hpp"
+#include "support/run_cli.hpp"
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>

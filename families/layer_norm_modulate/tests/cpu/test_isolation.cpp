@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cpu/run_cli.hpp"
-#include "cpu/scratch_directory.hpp"
+#include "support/run_cli.hpp"
+#include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include "supervise/journal.hpp"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "cpu/run_cli.hpp"
+#include "support/run_cli.hpp"
 #include "heuristics_fixture.hpp"
 #include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>

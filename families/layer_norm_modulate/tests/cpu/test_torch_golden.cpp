@@ -24,7 +24,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
-#include "cpu/cpu_verification.hpp"
+#include "support/cpu_verification.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 #include "space/pairwise_cover.hpp"

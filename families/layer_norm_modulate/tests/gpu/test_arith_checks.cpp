@@ -10,7 +10,7 @@
 #include "catch.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiler.hpp"
-#include "gpu/shared_gpu.hpp"
+#include "support/shared_gpu.hpp"
 
 namespace exactune {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "catch.hpp"
-#include "gpu/shared_gpu.hpp"
+#include "support/shared_gpu.hpp"
 #include "backends/cpu/cpu_backend.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"

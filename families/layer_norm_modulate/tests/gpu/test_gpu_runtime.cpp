@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "gpu/shared_gpu.hpp"
+#include "support/shared_gpu.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
 #include <exactune/error.hpp>

@@ -6,7 +6,7 @@
 #include "catch.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
-#include "gpu/shared_gpu.hpp"
+#include "support/shared_gpu.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 #include "verify/device_compare.hpp"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "catch.hpp"
-#include "cpu/cpu_verification.hpp"
+#include "support/cpu_verification.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "verify/verify_stage.hpp"
 #include <exactune/space.hpp>

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "catch.hpp"
-#include "cpu/cpu_verification.hpp"
+#include "support/cpu_verification.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
 #include "verify/verify_stage.hpp"
 #include <exactune/space.hpp>

@@ -6,7 +6,7 @@
 #include "catch.hpp"
 #include "report/harness_speed.hpp"
 #include "store/report_inputs.hpp"
-#include "scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 
 namespace {

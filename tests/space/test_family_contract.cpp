@@ -9,7 +9,7 @@
 #include <exactune/space.hpp>
 
 #include "catch.hpp"
-#include "cpu/cpu_verification.hpp"
+#include "support/cpu_verification.hpp"
 #include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "toy_family/toy_family.hpp"
