@@ -12,7 +12,7 @@
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include "store/variant_params.hpp"
-#include "util/gpu_arch.hpp"
+#include "store/gpu_identity.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
@@ -186,15 +186,10 @@ class HeuristicsReader {
   DeviceHeuristics device(const Value& value) {
     const Fields d = value.map("device", {"name", "slug", "arch", "sm_count", "default", "choices"});
     DeviceHeuristics device;
-    device.name = d["name"].nonempty_text();
-    device.slug = d["slug"].nonempty_text();
-    const Value arch = d["arch"];
-    device.arch = arch.nonempty_text();
-    try {
-      compute_capability(device.arch);
-    } catch (const error& e) {
-      source_.fail(arch.line(), "arch: {}", e.what());
-    }
+    GpuIdentity gpu = read_gpu_identity(d);
+    device.name = std::move(gpu.name);
+    device.slug = std::move(gpu.slug);
+    device.arch = std::move(gpu.arch);
     device.sm_count = positive<int>(d["sm_count"]);
     const Fields default_fields = d["default"].map("default", {"variant", "params"});
     device.default_configuration = configuration(default_fields);

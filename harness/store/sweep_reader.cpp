@@ -1,283 +1,38 @@
-#include "store/sweep_file.hpp"
-
+// sweep.yaml read back, strictly: every key known to its format version
+// (sweep_format.hpp), every value of its type and range, every variant one of
+// its family's space, every count as the file states it; each error names the
+// file and line.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <set>
-#include <utility>
-#include <vector>
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
-#include "util/gpu_arch.hpp"
 #include "shapes/shape_parameters_reader.hpp"
+#include "store/sweep_file.hpp"
+#include "store/gpu_identity.hpp"
+#include "store/sweep_format.hpp"
 #include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
-#include "util/yaml_writer.hpp"
 
 namespace exactune {
-
-using yaml::KeyValues;
-
 namespace {
 
-// A timing is written two ways: a shape's figures as a flow map under one key
-// (`copy_rotated_us: {median: .., min: .., max: .., samples: ..}`), a variant's
-// as flat keys (`rotated_median_us`, ..., `cold_median_us`, ...) so a variant
-// reads as one block. Both spell their keys with timing_key(), the writer and
-// the reader alike.
-constexpr std::array<std::string_view, 4> kTimingFields = {"median", "min", "max", "samples"};
-
-std::string timing_key(std::string_view prefix, std::string_view field, std::string_view unit) {
-  return fmt::format("{}{}{}", prefix, field, field == "samples" ? "" : unit);
-}
-
-// The keys of a timing's flow map, and the prefixes of a variant's flat keys.
-constexpr std::string_view kFlowUnit = "";
-constexpr std::string_view kFlatUnit = "_us";
-// A variant's figure of a regime is spelled "<regime>_median_us", ...
-std::string flat_prefix(TimingRegime r) { return fmt::format("{}_", regime_name(r)); }
-// Format 1 had no rotated figure; its hot one (no prefix) was L2-resident.
-constexpr std::string_view kVersion1HotPrefix = "";
-constexpr std::string_view kVersion1ColdPrefix = "cold_";
-// Written for readers (a figure over its copy's, per regime) and recomputed by whoever needs it.
-constexpr std::string_view kDerivedCopyRatios = "copy_ratios";
-constexpr std::string_view kVersion1DerivedCopyRatio = "copy_ratio";
-
-// ---------------------------------------------------------------- writing
-
-KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit) {
-  const std::array<std::string, 4> values = {yaml::number(t.median_us), yaml::number(t.min_us), yaml::number(t.max_us),
-                                             fmt::format("{}", t.samples)};
-  KeyValues fields;
-  for (std::size_t i = 0; i < kTimingFields.size(); ++i) {
-    fields.emplace_back(timing_key(prefix, kTimingFields[i], unit), values[i]);
-  }
-  return fields;
-}
-
-KeyValues device_fields(const DeviceRecord& d) {
-  return {{"name", yaml::string(d.name)},
-          {"slug", yaml::string(d.slug)},
-          {"arch", yaml::string(d.arch)},
-          {"sm_count", fmt::format("{}", d.sm_count)},
-          {"l2_bytes", fmt::format("{}", d.l2_bytes)},
-          {"memory_clock_khz", fmt::format("{}", d.memory_clock_khz)},
-          {"memory_bus_bits", fmt::format("{}", d.memory_bus_bits)},
-          {"driver_version", fmt::format("{}", d.driver_version)},
-          {"nvrtc_version", yaml::string(d.nvrtc_version)}};
-}
-
-KeyValues timing_method_fields(const TimingMethod& m) {
-  return {{"rotated", yaml::string(m.rotated)},
-          {"l2_resident", yaml::string(m.l2_resident)},
-          {"cold", yaml::string(m.cold)},
-          {"repetitions", fmt::format("{}", m.repetitions)},
-          {"max_spread", yaml::number(m.max_spread)},
-          {"noise_passes", fmt::format("{}", m.noise_passes)}};
-}
-
-
-// The counts that make a file cut short, or with records cut out, fail to
-// read: each shape's variants, before its list, and the shapes, on the last
-// line (format 3 on). `planted` marks a sweep of kernels broken on purpose.
-constexpr std::string_view kVariantCount = "variant_count";
-constexpr std::string_view kShapeCount = "shape_count";
-constexpr std::string_view kPlanted = "planted";
-// A planted variant is named "<variant>.planted-<kind>".
-constexpr std::string_view kPlantedSuffix = ".planted-";
-
-// The search strategy (format 4 on): `strategy: {name: .., settings: ..}`,
-// only in a sweep that recorded one; a variant it cut carries `screened_out:
-// {round: .., <regime>: {median: .., ...}}` in place of timings.
-constexpr std::string_view kStrategy = "strategy";
-constexpr std::string_view kScreenedOut = "screened_out";
-constexpr int kFirstStrategySweepFormat = 4;
-
-KeyValues strategy_fields(const SweepResults& r) {
-  return {{"name", yaml::string(r.strategy)}, {"settings", yaml::string(r.strategy_settings)}};
-}
-
-std::string screened_out_map(const ScreenedOut& screened) {
-  KeyValues fields = {{"round", fmt::format("{}", screened.round)}};
-  for (const auto& [regime, timing] : screened.timings) {
-    fields.emplace_back(std::string(regime_name(regime)), yaml::flow_map(timing_fields(timing, "", kFlowUnit)));
-  }
-  return yaml::flow_map(fields);
-}
-
-// A sweep of part of the space (results.hpp): `shard: {index: .., count: ..}`,
-// `only: <heuristics.yaml>`; a merge of shards: `merged_shards: N` and, when
-// some were missing, `missing_shards: [..]`. Each only when it applies.
-constexpr std::string_view kShard = "shard";
-constexpr std::string_view kOnly = "only";
-constexpr std::string_view kMergedShards = "merged_shards";
-constexpr std::string_view kMissingShards = "missing_shards";
-
-KeyValues scope_fields(const SweepResults& r) {
-  KeyValues fields;
-  if (r.shard) {
-    fields.emplace_back(kShard, yaml::flow_map({{"index", fmt::format("{}", r.shard->index)},
-                                          {"count", fmt::format("{}", r.shard->count)}}));
-  }
-  if (!r.only.empty()) fields.emplace_back(kOnly, yaml::string(r.only));
-  if (r.merged_shards > 0) fields.emplace_back(kMergedShards, fmt::format("{}", r.merged_shards));
-  if (!r.missing_shards.empty()) fields.emplace_back(kMissingShards, fmt::format("[{}]", fmt::join(r.missing_shards, ", ")));
-  return fields;
-}
-
-// The oldest format that holds everything `r` records: a sweep without a
-// strategy's records is written as format 3 was, so that the sweeps committed
-// before strategies regenerate byte for byte.
-int written_format(const SweepResults& r) {
-  if (!r.strategy.empty()) return kSweepFormatVersion;
-  for (const ShapeResult& s : r.shapes) {
-    for (const VariantResult& v : s.variants) {
-      if (v.screened_out) return kSweepFormatVersion;
-    }
-  }
-  return kFirstStrategySweepFormat - 1;
-}
-
-// Everything before the shapes; `planted` only in a planted sweep.
-KeyValues header_fields(const SweepResults& r) {
-  KeyValues fields = {{"exactune_sweep", fmt::format("{}", written_format(r))},
-                      {"family", yaml::string(r.family)},
-                      {"reference_recipe", yaml::string(r.reference_recipe)},
-                      {"seed", fmt::format("{}", r.seed)}};
-  if (r.planted) fields.emplace_back(kPlanted, "true");
-  for (KeyValues::value_type& field : KeyValues{{"created", yaml::string(r.created)},
-                                                {"wall_s", yaml::number(r.wall_s)},
-                                                {"gpu", yaml::flow_map(device_fields(r.device))},
-                                                {"timing", yaml::flow_map(timing_method_fields(r.timing))}}) {
-    fields.push_back(std::move(field));
-  }
-  if (!r.strategy.empty()) fields.emplace_back(kStrategy, yaml::flow_map(strategy_fields(r)));
-  for (KeyValues::value_type& field : scope_fields(r)) fields.push_back(std::move(field));
-  return fields;
-}
-
-// The figures a shape carries about itself, each written only when measured.
-using ShapeTiming = std::optional<Timing> ShapeResult::*;
-const std::array<std::pair<std::string_view, ShapeTiming>, 6> kShapeTimings = {{
-    {"copy_rotated_us", &ShapeResult::copy_rotated},
-    {"copy_l2_resident_us", &ShapeResult::copy_l2_resident},
-    {"copy_cold_us", &ShapeResult::copy_cold},
-    {"reference_chain_rotated_us", &ShapeResult::reference_chain_rotated},
-    {"reference_chain_l2_resident_us", &ShapeResult::reference_chain_l2_resident},
-    {"reference_chain_cold_us", &ShapeResult::reference_chain_cold},
-}};
-// Format 1's: no rotated figures, "hot" L2-resident, and the reference chain called "eager".
-const std::array<std::pair<std::string_view, ShapeTiming>, 4> kVersion1ShapeTimings = {{
-    {"copy_us", &ShapeResult::copy_l2_resident},
-    {"copy_cold_us", &ShapeResult::copy_cold},
-    {"eager_us", &ShapeResult::reference_chain_l2_resident},
-    {"eager_cold_us", &ShapeResult::reference_chain_cold},
-}};
-
-KeyValues rotation_fields(const Rotation& r) {
-  return {{"copies", fmt::format("{}", r.copies)}, {"working_set_bytes", fmt::format("{}", r.working_set_bytes)}};
-}
-
-KeyValues noise_fields(const RunToRunNoise& n) {
-  KeyValues fields = {{"noise", yaml::number(n.noise)},
-                      {"passes", fmt::format("{}", n.passes)},
-                      {"variants", fmt::format("{}", n.variants)}};
-  if (n.shards > 0) {
-    fields.emplace_back("across_shards", yaml::number(n.across_shards));
-    fields.emplace_back("shards", fmt::format("{}", n.shards));
-  }
-  return fields;
-}
-
-// `run_to_run_noise: {rotated: {noise: .., passes: .., variants: ..}, ...}`, in regime order.
-std::string noise_map(const std::vector<RunToRunNoise>& noises) {
-  KeyValues by_regime;
-  for (TimingRegime r : kTimingRegimes) {
-    for (const RunToRunNoise& n : noises) {
-      if (n.regime == r) by_regime.emplace_back(std::string(regime_name(r)), yaml::flow_map(noise_fields(n)));
-    }
-  }
-  return yaml::flow_map(by_regime);
-}
-
-void write_variant(yaml::Text& out, const VariantResult& v, const ShapeResult& shape) {
-  constexpr int kIndent = 8;
-  out.item(kIndent - 2, "variant", yaml::string(v.variant));
-  KeyValues params;
-  for (const Param& p : v.params) params.emplace_back(yaml::string(p.axis), yaml::string(p.value));
-  out.field(kIndent, "params", yaml::flow_map(params));
-  out.field(kIndent, "registers", fmt::format("{}", v.registers));
-  out.field(kIndent, "spill_bytes", fmt::format("{}", v.spill_bytes));
-  out.field(kIndent, "exact", v.exact ? "true" : "false");
-  out.field(kIndent, "cases", fmt::format("\"{}/{}\"", v.cases_passed, v.cases_total));
-  if (!v.failure_kind.empty()) out.field(kIndent, "failure_kind", yaml::string(v.failure_kind));
-  if (!v.failure.empty()) out.field(kIndent, "failure", yaml::string(v.failure));
-  KeyValues ratios;
-  for (TimingRegime r : kTimingRegimes) {
-    const std::optional<Timing>& t = v.timing(r);
-    if (!t) continue;
-    out.fields(kIndent, timing_fields(*t, flat_prefix(r), kFlatUnit));
-    const std::optional<Timing>& copy = shape.copy(r);
-    if (copy && copy->median_us > 0) {
-      ratios.emplace_back(std::string(regime_name(r)), fmt::format("{:.3f}", t->median_us / copy->median_us));
-    }
-  }
-  if (!ratios.empty()) out.field(kIndent, kDerivedCopyRatios, yaml::flow_map(ratios));
-  if (v.screened_out) out.field(kIndent, kScreenedOut, screened_out_map(*v.screened_out));
-}
-
-// A shape's fields after its name and before its timings: its model, its
-// parameters in the family's order, as its shape file spells them, and the
-// bytes a fused kernel moves.
-KeyValues shape_fields(const ShapeResult& s) {
-  KeyValues fields = {{"model", yaml::string(s.shape.model)}};
-  for (const ShapeParameter& p : s.shape.parameters) fields.emplace_back(p.name, p.text());
-  fields.emplace_back("bytes_moved", fmt::format("{}", s.bytes_moved));
-  return fields;
-}
-
-void write_shape(yaml::Text& out, const ShapeResult& s) {
-  constexpr int kIndent = 4;
-  out.item(kIndent - 2, "name", yaml::string(s.shape.name));
-  out.fields(kIndent, shape_fields(s));
-  if (s.rotation) out.field(kIndent, "rotation", yaml::flow_map(rotation_fields(*s.rotation)));
-  for (const auto& [key, member] : kShapeTimings) {
-    if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit)));
-  }
-  if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
-  out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
-  if (s.variants.empty()) {
-    out.field(kIndent, "variants", "[]");
-    return;
-  }
-  out.line("    variants:");
-  for (const VariantResult& v : s.variants) write_variant(out, v, s);
-}
-
-// ---------------------------------------------------------------- reading
+using namespace sweep_format;
 
 using strict_yaml::Fields;
 using strict_yaml::Keys;
 using strict_yaml::Source;
 using strict_yaml::Value;
-
-// The oldest format whose counts (kVariantCount, kShapeCount) must be there,
-// and whose variants are all of the family's space as it is now; older files
-// are read without counts, and may record variants of an older space.
-constexpr int kFirstCheckedSweepFormat = 3;
-
-// The keys of one timing, as timing_fields() writes them.
-Keys timing_keys(std::string_view prefix, std::string_view unit) { return yaml::keys_of(timing_fields({}, prefix, unit)); }
 
 // A median is what the chooser ranks by and heuristics.yaml records, rounded
 // to 1 ns: from 1 ns to 1000 s, so that it survives the rounding and any ratio
@@ -327,28 +82,6 @@ void read_cases(const Value& value, VariantResult& v) {
       !whole_number(all.substr(slash + 1), v.cases_total) || v.cases_passed > v.cases_total) {
     value.source().fail(value.line(), "cases must be \"passed/total\" with passed <= total, got '{}'", text);
   }
-}
-
-// A variant's timing keys, per regime: its flat prefix in the file's format
-// (format 1 has no rotated figure).
-std::vector<std::pair<TimingRegime, std::string>> variant_timing_prefixes(int version) {
-  if (version == 1) {
-    return {{TimingRegime::l2_resident, std::string(kVersion1HotPrefix)},
-            {TimingRegime::cold, std::string(kVersion1ColdPrefix)}};
-  }
-  std::vector<std::pair<TimingRegime, std::string>> prefixes;
-  for (TimingRegime r : kTimingRegimes) prefixes.emplace_back(r, flat_prefix(r));
-  return prefixes;
-}
-
-Keys variant_keys(int version) {
-  Keys keys = {"variant", "params", "registers", "spill_bytes", "exact", "cases", "failure_kind", "failure"};
-  for (const auto& [regime, prefix] : variant_timing_prefixes(version)) {
-    for (std::string& key : timing_keys(prefix, kFlatUnit)) keys.push_back(std::move(key));
-  }
-  keys.emplace_back(version == 1 ? kVersion1DerivedCopyRatio : kDerivedCopyRatios);  // allowed, and not read
-  if (version >= kFirstStrategySweepFormat) keys.emplace_back(kScreenedOut);
-  return keys;
 }
 
 // What the file as a whole says about how to read its variants.
@@ -472,28 +205,6 @@ void check_count(const Source& source, const Fields& fields, std::string_view ke
   }
 }
 
-// A shape's timing keys in the file's format.
-std::vector<std::pair<std::string_view, ShapeTiming>> shape_timings(int version) {
-  if (version == 1) return {kVersion1ShapeTimings.begin(), kVersion1ShapeTimings.end()};
-  return {kShapeTimings.begin(), kShapeTimings.end()};
-}
-
-// The keys of a shape of `family`: shape_fields() with the family's parameters.
-Keys shape_keys(const KernelFamily& family, int version) {
-  ShapeResult prototype;
-  for (const ParameterSpec& spec : family.shape_parameters()) prototype.shape.parameters.push_back({spec.name});
-  Keys keys = yaml::keys_of(shape_fields(prototype));
-  keys.insert(keys.begin(), "name");
-  for (const auto& [key, member] : shape_timings(version)) keys.emplace_back(key);
-  if (version > 1) {
-    keys.emplace_back("rotation");
-    keys.emplace_back("run_to_run_noise");
-  }
-  keys.emplace_back(kVariantCount);
-  keys.emplace_back("variants");
-  return keys;
-}
-
 Rotation read_rotation(const Value& value) {
   const Fields f = value.map("rotation", yaml::keys_of(rotation_fields({})));
   Rotation r;
@@ -564,15 +275,10 @@ ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& 
 DeviceRecord read_device(const Value& value) {
   const Fields f = value.map("gpu", yaml::keys_of(device_fields({})));
   DeviceRecord d;
-  d.name = f["name"].nonempty_text();
-  d.slug = f["slug"].nonempty_text();
-  const Value arch = f["arch"];
-  d.arch = arch.nonempty_text();
-  try {
-    compute_capability(d.arch);
-  } catch (const error& e) {
-    arch.source().fail(arch.line(), "arch: {}", e.what());
-  }
+  GpuIdentity gpu = read_gpu_identity(f);
+  d.name = std::move(gpu.name);
+  d.slug = std::move(gpu.slug);
+  d.arch = std::move(gpu.arch);
   d.sm_count = f["sm_count"].integer_at_least(1);
   d.l2_bytes = f["l2_bytes"].integer_at_least<std::int64_t>(0);
   d.memory_clock_khz = f["memory_clock_khz"].integer_at_least(0);
@@ -622,26 +328,6 @@ void read_scope(const Fields& top, SweepResults& results) {
 }
 
 }  // namespace
-
-std::string to_sweep_yaml(const SweepResults& results) {
-  yaml::Text out;
-  out.line(
-      fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
-                  yaml::comment_text(results.device.name)));
-  out.line("# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
-           "replayed),");
-  out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
-  out.fields(0, header_fields(results));
-  if (results.shapes.empty()) {
-    out.field(0, "shapes", "[]");
-  } else {
-    out.line("shapes:");
-    for (const ShapeResult& s : results.shapes) write_shape(out, s);
-  }
-  out.line("# The last line: a file cut short lacks it.");
-  out.field(0, kShapeCount, fmt::format("{}", results.shapes.size()));
-  return out.take();
-}
 
 SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_name) {
   const Source source(source_name);
@@ -700,12 +386,6 @@ SweepResults parse_sweep_yaml(std::string_view text, const std::string& source_n
   const int last_line = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   check_count(source, top, kShapeCount, items.size(), last_line, version, "the file");
   return results;
-}
-
-bool is_planted_variant(std::string_view variant) { return variant.find(kPlantedSuffix) != std::string_view::npos; }
-
-void write_sweep_file(const SweepResults& results, const std::filesystem::path& path) {
-  write_text_file(path, to_sweep_yaml(results));
 }
 
 SweepResults read_sweep_file(const std::filesystem::path& path) {
