@@ -7,6 +7,7 @@
 
 #include <exactune/error.hpp>
 #include "report/family_json.hpp"
+#include "report/heuristics_view.hpp"
 #include "store/family_tables.hpp"
 
 namespace exactune {

@@ -3,7 +3,9 @@
 // table (Python), each serving a configuration only at the sizes it was proven
 // at (FamilyTables::defaults_record, verified_sizes). Both are pure functions of
 // the tables: no timestamps, no paths, so regenerating them from the same files
-// changes no byte.
+// changes no byte. Written by heuristics_cpp_emitter.cpp (the header, whose
+// fixed code is the C++ of generated/) and heuristics_json_emitter.cpp (the
+// JSON), from one view of the tables (heuristics_view.hpp).
 #pragma once
 #include <string>
 #include <vector>

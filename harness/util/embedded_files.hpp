@@ -1,5 +1,6 @@
 // Files carried inside the binary: kernel templates and the families' kernels
-// and default shapes, generated at build time by harness/util/embed_files.cmake.
+// and default shapes, the built-in runtime tables and the fixed C++ of the
+// generated headers, generated at build time by harness/util/embed_files.cmake.
 #pragma once
 #include <string_view>
 #include <vector>

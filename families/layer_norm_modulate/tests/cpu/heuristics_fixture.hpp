@@ -1,20 +1,17 @@
 // What the heuristics and tables tests share: the recorded sweep they choose
 // from, the tables of three GPUs made from its choices, and files, shell
-// commands and compilers run from a test.
+// commands and compilers run from a test (those of cpu/host_probe.hpp).
 #pragma once
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "catch.hpp"
+#include "support/host_probe.hpp"
 #include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
@@ -119,22 +116,11 @@ inline SweepResults recorded_sweep() {
   return r;
 }
 
-inline std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+using host_probe::read_text;
+using host_probe::run_shell;
+using host_probe::write_text;
 
 using TempDir = ScratchDirectory;  // the name these tests know it by
-
-// Runs a shell command with its output to a file; the exit code and the output.
-inline std::pair<int, std::string> run_shell(const std::string& command, const fs::path& log) {
-  const int status = std::system(fmt::format("{} > '{}' 2>&1", command, log.string()).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
-}
 
 // The message of the exactune::error `action` throws.
 template <typename Action>
@@ -190,16 +176,7 @@ inline std::vector<HeuristicsFile> three_gpu_files() {
 // C++17 with the host compiler, runs it, and returns what it printed.
 inline std::string compile_and_run(const fs::path& dir, const std::string& header_name, const std::string& header,
                                    const std::string& source) {
-  write_text(dir / header_name, header);
-  write_text(dir / "probe.cpp", source);
-  const std::string compiler = fmt::format(
-      "c++ -std=c++17 -Wall -Wextra -pedantic -Werror -I'{0}' '{0}/probe.cpp' -o '{0}/probe'", dir.string());
-  const auto [compiled, compile_log] = run_shell(compiler, dir / "compile.log");
-  INFO(compile_log);
-  REQUIRE(compiled == 0);
-  const auto [ran, output] = run_shell(fmt::format("'{}/probe'", dir.string()), dir / "run.log");
-  REQUIRE(ran == 0);
-  return output;
+  return host_probe::compile_and_run(dir, {{header_name, header}}, source);
 }
 
 }  // namespace heuristics_fixture
