@@ -1,0 +1,63 @@
+// A shape's timer over its rotation's copies, and the one current shape's
+// (shape_timer.hpp).
+#include "sweep/shape_timer.hpp"
+
+#include <future>
+
+#include "verify/verifier.hpp"
+
+namespace exactune {
+
+Measurement ShapeTimer::copy(TimingRegime regime) {
+  return measure(regime, "copy", [](Workload& w) { w.launch_copy(); });
+}
+
+Measurement ShapeTimer::reference_chain(TimingRegime regime) {
+  return measure(regime, "reference_chain", [](Workload& w) { w.launch_reference(); });
+}
+
+Measurement ShapeTimer::variant(TimingRegime regime, const LoadedKernel& kernel, const Variant& variant) {
+  return measure(regime, variant.name, [&](Workload& w) { w.launch_variant(kernel, variant); });
+}
+
+Measurement ShapeTimer::screen(Timer& screener, TimingRegime regime, const LoadedKernel& kernel,
+                               const Variant& variant) {
+  return measure_with(screener, regime, "screen/" + variant.name,
+                      [&](Workload& w) { w.launch_variant(kernel, variant); });
+}
+
+Measurement ShapeTimer::measure(TimingRegime regime, const std::string& what,
+                                const std::function<void(Workload&)>& launch) {
+  return measure_with(timer_, regime, what, launch);
+}
+
+Measurement ShapeTimer::measure_with(Timer& timer, TimingRegime regime, const std::string& what,
+                                     const std::function<void(Workload&)>& launch) {
+  return timer.measure(regime, shape_ + "/" + what, static_cast<int>(workloads_.size()),
+                       [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); });
+}
+
+ShapeTimer& CurrentShapeTimer::of(const ShapeResult& s) {
+  if (!current_ || current_shape_ != s.shape.name) {
+    current_.reset();
+    const InputCase timing_case = family_.timing_case(s.shape);
+    const std::uint64_t seed = case_seed(seed_, s.shape.name, timing_case.name);
+    // The copies are made at once, each on a thread of its own: making one
+    // is mostly the family's host-side input generation.
+    std::vector<std::future<std::unique_ptr<Workload>>> made;
+    const int copies = s.rotation ? s.rotation->copies : 1;
+    for (int i = 0; i < copies; ++i) {
+      made.push_back(std::async(std::launch::async, [&family = family_, &backend = backend_, &support = support_, &s,
+                                                     timing_case, seed] {
+        return family.make_workload(backend, support, s.shape, timing_case, seed);
+      }));
+    }
+    std::vector<std::unique_ptr<Workload>> workloads;
+    for (auto& copy : made) workloads.push_back(copy.get());
+    current_.emplace(timer_, std::move(workloads), s.shape.name);
+    current_shape_ = s.shape.name;
+  }
+  return *current_;
+}
+
+}  // namespace exactune
