@@ -18,6 +18,7 @@ namespace exactune::host_exec {
 // Runs the kernel over the grid on `workers` OS threads (0: one per hardware
 // thread); args as cuLaunchKernel takes them, one pointer per parameter value.
 // Returns null, or a message valid until the next launch on the calling thread.
+// Every launcher forwards to exactune_host::launch (kernel_templates/host_cuda_simulator.hpp).
 using HostLauncher = const char* (*)(const unsigned grid[3], const unsigned block[3], void** args, unsigned workers);
 
 // Named by the request's cache key, so a kernel's symbol does not depend on

@@ -34,9 +34,10 @@ std::vector<std::string> kernel_flags() {
       "-pthread",
   };
 #if defined(__x86_64__)
-  // The fibers' hand-written stack switch returns into another stack, which a
-  // CET shadow stack would reject: do not mark the library shadow-stack safe
-  // (compilers that default to -fcf-protection, e.g. Ubuntu's, would).
+  // The fibers' hand-written stack switch (kernel_templates/host_cuda_simulator.hpp)
+  // returns into another stack, which a CET shadow stack would reject: do not
+  // mark the library shadow-stack safe (compilers that default to
+  // -fcf-protection, e.g. Ubuntu's, would).
   flags.push_back("-fcf-protection=none");
 #endif
   return flags;
