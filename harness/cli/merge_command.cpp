@@ -70,9 +70,8 @@ void add_merge_command(CLI::App& app, Run& run) {
   command->callback([&run, options] {
     run = [options] {
       check_output_folder("--out", options->out);
-      const ChooserPolicy policy = options->policy.empty()
-                                       ? blaming_the_input([&] { return policy_beside(options->out); })
-                                       : policy_named(options->policy);
+      const ChooserPolicy policy =
+          blaming_the_input([&] { return policy_named_or_beside(options->policy, options->out); });
       write_merged_sweep(options->shards, options->out, MergeOptions{options->allow_partial}, policy);
       return 0;
     };

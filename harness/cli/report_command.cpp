@@ -46,9 +46,8 @@ void add_report_command(CLI::App& app, Run& run) {
       std::filesystem::path sweep_folder = std::filesystem::path(options->from).parent_path();
       if (sweep_folder.empty()) sweep_folder = ".";
       const std::filesystem::path out = options->out.empty() ? sweep_folder : std::filesystem::path(options->out);
-      const ChooserPolicy policy = options->policy.empty()
-                                       ? blaming_the_input([&] { return policy_beside(sweep_folder); })
-                                       : policy_named(options->policy);
+      const ChooserPolicy policy =
+          blaming_the_input([&] { return policy_named_or_beside(options->policy, sweep_folder); });
       // The records of verified defaults beside the sweep's reports, wherever --out writes.
       const auto written = blaming_the_input([&] {
         return write_reports(results, out, report_inputs_beside(sweep_folder, results.family, policy));

@@ -16,6 +16,10 @@ ChooserPolicy policy_beside(const fs::path& folder) {
   return fs::exists(file, ec) ? load_heuristics_file(file.string()).policy : kDefaultPolicy;
 }
 
+ChooserPolicy policy_named_or_beside(const std::string& named, const fs::path& folder) {
+  return named.empty() ? policy_beside(folder) : policy_named(named);
+}
+
 ReportInputs report_inputs_beside(const fs::path& folder, const std::string& family, ChooserPolicy policy,
                                   const std::optional<fs::path>& tables_dir) {
   ReportInputs inputs;

@@ -39,6 +39,8 @@ struct ReportInputs {
 // keeps the policy they were chosen by; kDefaultPolicy when there is none.
 // Throws exactune::input_error when the file is there and invalid.
 ChooserPolicy policy_beside(const std::filesystem::path& folder);
+// The policy `named` (policy_named), or when it is empty the one beside `folder`.
+ChooserPolicy policy_named_or_beside(const std::string& named, const std::filesystem::path& folder);
 
 // Every input beside `folder` for a sweep of `family`, the policy given (read
 // it with policy_beside to keep the one there). `tables_dir`: where the

@@ -8,41 +8,21 @@
 
 namespace exactune {
 
-GpuEvent::GpuEvent(const GpuBackend& backend) : backend_(&backend) {
+GpuEvent::GpuEvent(const GpuBackend& backend) {
   backend.make_current();
-  check(cuda_driver().cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate");
-}
-
-GpuEvent::~GpuEvent() { reset(); }
-
-GpuEvent::GpuEvent(GpuEvent&& other) noexcept
-    : backend_(std::exchange(other.backend_, nullptr)), event_(std::exchange(other.event_, nullptr)) {}
-
-GpuEvent& GpuEvent::operator=(GpuEvent&& other) noexcept {
-  if (this != &other) {
-    reset();
-    backend_ = std::exchange(other.backend_, nullptr);
-    event_ = std::exchange(other.event_, nullptr);
-  }
-  return *this;
-}
-
-void GpuEvent::reset() noexcept {
-  if (!event_) return;
-  const CudaDriver& driver = cuda_driver();
-  report_cleanup_failure(driver.cuCtxSetCurrent(backend_->context()), "cuCtxSetCurrent");
-  report_cleanup_failure(driver.cuEventDestroy(event_), "cuEventDestroy");
-  event_ = nullptr;
+  CUevent event = nullptr;
+  check(cuda_driver().cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
+  event_ = {backend, event, "cuEventDestroy"};
 }
 
 void GpuEvent::record() {
-  backend_->make_current();
-  check(cuda_driver().cuEventRecord(event_, backend_->stream()), "cuEventRecord");
+  event_.backend().make_current();
+  check(cuda_driver().cuEventRecord(event_.get(), event_.backend().stream()), "cuEventRecord");
 }
 
 void GpuEvent::synchronize() const {
-  backend_->make_current();
-  check(cuda_driver().cuEventSynchronize(event_), "cuEventSynchronize");
+  event_.backend().make_current();
+  check(cuda_driver().cuEventSynchronize(event_.get()), "cuEventSynchronize");
 }
 
 float elapsed_ms(const GpuEvent& start, const GpuEvent& end) {
@@ -71,7 +51,7 @@ OwnedGraph end_capture(CUstream stream, CUresult& result) {
 
 }  // namespace
 
-GpuGraph::GpuGraph(const GpuBackend& backend, const std::function<void()>& enqueue) : backend_(&backend) {
+GpuGraph::GpuGraph(const GpuBackend& backend, const std::function<void()>& enqueue) {
   const CudaDriver& driver = cuda_driver();
   backend.make_current();
   const CUstream stream = backend.stream();
@@ -89,35 +69,15 @@ GpuGraph::GpuGraph(const GpuBackend& backend, const std::function<void()>& enque
   check(ended, "cuStreamEndCapture (capturing a CUDA graph)");
   if (!graph) throw error("cuStreamEndCapture returned no graph");
   // The executable graph is independent of the recording, which goes now.
-  check(driver.cuGraphInstantiate(&executable_, graph.get(), 0), "cuGraphInstantiate");
-}
-
-GpuGraph::~GpuGraph() { reset(); }
-
-GpuGraph::GpuGraph(GpuGraph&& other) noexcept
-    : backend_(std::exchange(other.backend_, nullptr)), executable_(std::exchange(other.executable_, nullptr)) {}
-
-GpuGraph& GpuGraph::operator=(GpuGraph&& other) noexcept {
-  if (this != &other) {
-    reset();
-    backend_ = std::exchange(other.backend_, nullptr);
-    executable_ = std::exchange(other.executable_, nullptr);
-  }
-  return *this;
-}
-
-void GpuGraph::reset() noexcept {
-  if (!executable_) return;
-  const CudaDriver& driver = cuda_driver();
-  report_cleanup_failure(driver.cuCtxSetCurrent(backend_->context()), "cuCtxSetCurrent");
-  report_cleanup_failure(driver.cuGraphExecDestroy(executable_), "cuGraphExecDestroy");
-  executable_ = nullptr;
+  CUgraphExec executable = nullptr;
+  check(driver.cuGraphInstantiate(&executable, graph.get(), 0), "cuGraphInstantiate");
+  executable_ = {backend, executable, "cuGraphExecDestroy"};
 }
 
 void GpuGraph::launch(int times) {
-  backend_->make_current();
+  executable_.backend().make_current();
   const CudaDriver& driver = cuda_driver();
-  for (int i = 0; i < times; ++i) check(driver.cuGraphLaunch(executable_, backend_->stream()), "cuGraphLaunch");
+  for (int i = 0; i < times; ++i) check(driver.cuGraphLaunch(executable_.get(), executable_.backend().stream()), "cuGraphLaunch");
 }
 
 }  // namespace exactune
