@@ -14,6 +14,7 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+#include "shapes/shape_parameters_reader.hpp"
 #include "store/sweep_file.hpp"
 #include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
@@ -629,7 +630,7 @@ class HeuristicsReader {
         source_.fail(margin->line(), "margin must be a finite number > -1, got {}", margin->text());
       }
     }
-    c.shape = f["shape"].nonempty_text();
+    c.shape = read_shape_name(f["shape"]);
     c.shared = f["shared"].boolean();
 
     const Choice* previous = choices.empty() ? nullptr : &choices.back();

@@ -33,7 +33,9 @@
 #include "choose/targets.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "sweep/sweep.hpp"
+#include "sweep/timing_steps.hpp"
 #include "util/text_table.hpp"
+#include "verify/verify_records.hpp"
 
 namespace exactune::cli {
 
@@ -161,7 +163,8 @@ int sweep_on_gpu(const SweepCliOptions& options, const ShapeSet& shapes, const S
   identity["noise passes"] = std::to_string(options.noise_passes);
   identity["policy"] = options.policy;
   identity["strategy"] = options.strategy;
-  Journal journal = options.supervision.open_journal(out / "sweep.journal", "sweep", identity);
+  Journal journal =
+      options.supervision.open_journal(out / "sweep.journal", "sweep", identity, sweep_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
   SweepOptions sweep;
   sweep.steps = &steps;
@@ -270,7 +273,8 @@ int sweep_without_gpu(const SweepCliOptions& options, const ShapeSet& shapes, co
                                       options.compile.variant_glob, options.supervision.plant_crash);
   add_scope(identity, scope);
   Journal journal = options.supervision.open_journal(
-      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity);
+      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity,
+      verify_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
   VerifyStageOptions stage;
   options.supervision.apply_to(stage, steps, *backend);
@@ -314,7 +318,8 @@ void add_sweep_command(CLI::App& app, Run& run) {
   options->backend.add_to(*command);
   options->supervision.add_to(*command, "<out>/sweep.journal; without a GPU <cache>/journals/sweep-<hash>.journal");
   command->add_option("--seed", options->seed, "seed of the input generator")->capture_default_str();
-  command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>/<family>)");
+  command->add_option("--out", options->out, "report folder (default: reports/<gpu-slug>/<family>)")
+      ->check(nonempty_path());
   command->add_option("--repetitions", options->timer.repetitions, "timed repetitions per figure")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
@@ -354,7 +359,8 @@ void add_sweep_command(CLI::App& app, Run& run) {
   command->add_option("--only", options->only,
                       "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
                       "shapes its choices rest on; writes sweep.yaml only (default --out: "
-                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next");
+                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next")
+      ->check(nonempty_path());
   command->add_option("--devices", options->devices,
                       "all, or GPU ordinals 0,1,...: one child sweep per GPU (--device d --shard i/k, its log in "
                       "<shards>/<i>/sweep.log), identical GPUs sharing a sweep merged into reports/<gpu-slug>/<family> "

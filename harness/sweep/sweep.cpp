@@ -1,6 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,8 +13,10 @@
 
 #include "backends/gpu/device_info.hpp"
 #include <exactune/error.hpp>
+#include "sweep/timing_steps.hpp"
 #include "util/utc_time.hpp"
 #include "time/statistics.hpp"
+#include "verify/verify_records.hpp"
 
 namespace exactune {
 namespace {
@@ -93,36 +96,50 @@ VariantResult& variant_named(ShapeResult& s, const std::string& name) {
   return *std::find_if(s.variants.begin(), s.variants.end(), [&](const VariantResult& v) { return v.variant == name; });
 }
 
+// How a timing step ended: its record, or why it has none.
+struct StepResult {
+  std::string step;
+  nlohmann::json record;
+  std::string failure;  // "" when the record is good
+  std::string where;    // "<journal>:<line>" of a journaled record; "" of one just measured
+  bool ok() const { return failure.empty(); }
+
+  // The record's value under `keys`, outermost first. The journal checked each
+  // record's types as it read it; what this sweep needs of one (its policy's
+  // regimes, the variants of a noise pass) only the sweep knows: a journaled
+  // record without it is refused where it is kept.
+  const nlohmann::json& entry(std::initializer_list<std::string_view> keys) const {
+    const nlohmann::json* at = &record;
+    for (std::string_view key : keys) {
+      const auto found = at->is_object() ? at->find(key) : at->end();
+      if (found == at->end()) {
+        throw input_error(fmt::format("{}: step '{}' has no '{}' in its record, which this sweep needs: the journal "
+                                      "does not match this sweep; --restart discards it and starts the sweep over",
+                                      where.empty() ? "the journal" : where, step, fmt::join(keys, "/")));
+      }
+      at = &*found;
+    }
+    return *at;
+  }
+};
+
 // A screen from its samples per regime (a journaled record's): one regime's
 // median, or several regimes' medians each over its copy's, summed, as the
 // chooser's policy `both` ranks (summed as they are where a copy is missing).
 Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes,
-                           const nlohmann::json& samples) {
+                           const StepResult& screened) {
   const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
     return s.copy(r) && s.copy(r)->median_us > 0;
   });
   Screen screen;
   for (TimingRegime r : regimes) {
-    const Timing t = timing_from_samples(samples.at(std::string(regime_name(r))).get<std::vector<double>>());
+    const Timing t = timing_from_samples(screened.entry({"samples", regime_name(r)}).get<std::vector<double>>());
     screen.figure += over_copy ? t.median_us / s.copy(r)->median_us : t.median_us;
     screen.spread = std::max(screen.spread, t.spread());
     screen.timings.emplace_back(r, t);
   }
   return screen;
 }
-
-nlohmann::json timing_json(const Timing& t) { return {t.median_us, t.min_us, t.max_us, t.samples}; }
-
-Timing timing_from_json(const nlohmann::json& j) {
-  return Timing{j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>(), j.at(3).get<int>()};
-}
-
-// How a timing step ended: its record, or why it has none.
-struct StepResult {
-  nlohmann::json record;
-  std::string failure;  // "" when the record is good
-  bool ok() const { return failure.empty(); }
-};
 
 // Runs the sweep's timing steps: each one's record is computed here, or taken
 // from the journal of a supervised sweep; a step that throws gets its failure
@@ -134,16 +151,17 @@ class StepRunner {
   StepResult run(const std::string& step, std::chrono::milliseconds deadline,
                  const std::function<nlohmann::json()>& compute) const {
     if (const StepOutcome* earlier = steps_ ? steps_->recorded(step) : nullptr) {
-      if (earlier->crashed()) return {{}, earlier->crash_description()};
-      return {earlier->record, earlier->record.value("failure", "")};
+      if (earlier->crashed()) return {step, {}, earlier->crash_description(), earlier->where};
+      const std::string failure = is_failure_record(earlier->record) ? read_failure_record(earlier->record) : "";
+      return {step, earlier->record, failure, earlier->where};
     }
     if (steps_) steps_->begin(step, deadline);
-    StepResult result;
+    StepResult result{step, {}, {}, {}};
     try {
       result.record = compute();
     } catch (const std::exception& e) {
       result.failure = e.what();
-      result.record = {{"failure", result.failure}};
+      result.record = failure_record_json(result.failure);
     }
     if (steps_) {
       steps_->finish(step, result.record);
@@ -291,7 +309,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
   for (ShapeResult& s : results.shapes) {
     s.rotation = plan_rotation(s.bytes_moved, results.device.l2_bytes).rotation;
     const StepResult baselines =
-        step_runner.run(fmt::format("time/{}/baselines", s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
+        step_runner.run(baselines_step(s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
           nlohmann::json record;
           for (TimingRegime regime : kTimingRegimes) {
             record["copy"][regime_name(regime)] = timing_json(timer_of(s).copy(regime).timing);
@@ -301,8 +319,9 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
         });
     for (TimingRegime regime : kTimingRegimes) {
       if (!baselines.ok()) continue;
-      s.copy(regime) = timing_from_json(baselines.record["copy"][regime_name(regime)]);
-      s.reference_chain(regime) = timing_from_json(baselines.record["reference_chain"][regime_name(regime)]);
+      s.copy(regime) = timing_from_json(baselines.entry({"copy", regime_name(regime)}), "copy");
+      s.reference_chain(regime) =
+          timing_from_json(baselines.entry({"reference_chain", regime_name(regime)}), "reference_chain");
     }
     progress({"time", ++timed, to_time, s.shape.name + " copy and reference chain"});
     std::vector<std::string> exact;
@@ -314,7 +333,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
       const VariantBuild* build = find_build(verified, s.shape.size, variant);
       progress({"time", timed, to_time, fmt::format("{} {} (screen, round {})", s.shape.name, variant, round)});
       const StepResult screened = step_runner.run(
-          fmt::format("screen/{}/{}/{}", s.shape.name, round, variant),
+          screen_step(s.shape.name, round, variant),
           timing_deadline(s, options.retime_regimes.size()), [&] {
             nlohmann::json record;
             for (TimingRegime regime : options.retime_regimes) {
@@ -327,7 +346,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
         variant_named(s, variant).failure = fmt::format("screening failed: {}", screened.failure);
         return std::nullopt;
       }
-      return screen_from_samples(s, options.retime_regimes, screened.record["samples"]);
+      return screen_from_samples(s, options.retime_regimes, screened);
     };
     const SearchDecision decision = strategy.decide(exact, screen, SearchContext{std::max(1, options.retime_top + 1)});
     for (const CutVariant& cut : decision.cut) {
@@ -338,7 +357,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
       VariantResult& v = variant_named(s, name);
       const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
       const StepResult timed_variant =
-          step_runner.run(fmt::format("time/{}/{}", s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
+          step_runner.run(timing_step(s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
             nlohmann::json record;
             for (TimingRegime regime : kTimingRegimes) {
               const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
@@ -349,9 +368,9 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
           });
       if (timed_variant.ok()) {
         for (TimingRegime regime : kTimingRegimes) {
-          v.timing(regime) = timing_from_json(timed_variant.record["timing"][regime_name(regime)]);
+          v.timing(regime) = timing_from_json(timed_variant.entry({"timing", regime_name(regime)}), "timing");
           samples[{s.shape.name, v.variant, regime}] =
-              timed_variant.record["samples"][regime_name(regime)].get<std::vector<double>>();
+              timed_variant.entry({"samples", regime_name(regime)}).get<std::vector<double>>();
         }
       } else {
         v.failure = fmt::format("timing failed: {}", timed_variant.failure);
@@ -375,13 +394,13 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
         VariantResult& v = **it;
         const VariantBuild* build = find_build(verified, s.shape.size, v.variant);
         const StepResult more = step_runner.run(
-            fmt::format("retime/{}/{}/{}", s.shape.name, regime_name(regime), v.variant), timing_deadline(s, 1), [&] {
+            retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
               return nlohmann::json{
                   {"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
             });
         if (more.ok()) {
           std::vector<double>& merged = samples[{s.shape.name, v.variant, regime}];
-          const auto added = more.record["samples"].get<std::vector<double>>();
+          const auto added = more.entry({"samples"}).get<std::vector<double>>();
           merged.insert(merged.end(), added.begin(), added.end());
           v.timing(regime) = timing_from_samples(merged);
         }
@@ -419,7 +438,7 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
         }
         if (regimes == 0) continue;
         const StepResult pass_figures = step_runner.run(
-            fmt::format("noise/{}/{}", pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
+            noise_step(pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
               nlohmann::json record;
               for (TimingRegime regime : kTimingRegimes) {
                 const auto found = ratios.find({s.shape.name, regime});
@@ -437,9 +456,9 @@ SweepResults run_sweep(const KernelFamily& family, GpuBackend& backend, const st
         for (TimingRegime regime : kTimingRegimes) {
           const auto found = ratios.find({s.shape.name, regime});
           if (found == ratios.end()) continue;
-          const double copy_us = pass_figures.record["copy"][regime_name(regime)].get<double>();
+          const double copy_us = pass_figures.entry({"copy", regime_name(regime)}).get<double>();
           for (auto& [variant, per_pass] : found->second) {
-            per_pass.push_back(pass_figures.record["variants"][regime_name(regime)][variant].get<double>() / copy_us);
+            per_pass.push_back(pass_figures.entry({"variants", regime_name(regime), variant}).get<double>() / copy_us);
           }
         }
       }

@@ -10,13 +10,14 @@
 namespace exactune {
 
 // `text` as a YAML double-quoted scalar that reads back to the same string:
-// '"' and '\' escaped, every control character as an escape (\n, \t, \xNN,
-// \uNNNN); a byte that is not UTF-8 becomes U+FFFD, since a YAML file is UTF-8
-// text (and the readers refuse one that is not).
+// '"' and '\' escaped, every control character (LF, CR and NEL among them)
+// and the line breaks LS and PS as an escape (\n, \t, \xNN, \uNNNN); a byte
+// that is not UTF-8 becomes U+FFFD, since a YAML file is UTF-8 text (and the
+// readers refuse one that is not).
 std::string yaml_double_quoted(std::string_view text);
 
-// `text` fit for a comment of one line: every control character and invalid
-// byte becomes a space.
+// `text` fit for a comment of one line: every control character, line break
+// (LS and PS included) and invalid byte becomes a space.
 std::string yaml_comment_text(std::string_view text);
 
 // Whether a plain scalar `text` could read as something else than this string
