@@ -15,8 +15,11 @@ void BackendOptions::add_to(CLI::App& command) {
   command.add_flag("--cpu", cpu,
                    "execute the kernel templates on the CPU (no GPU needed; rsqrtf is host-approximated, so this "
                    "proves arithmetic order, not aten's rstd bits)");
-  command.add_option("--rows", cpu_rows, "with --cpu: rows of each shape to run")
-      ->check(whole_number_at_least(1))
+  command.add_option("--rows", cpu_rows,
+                     fmt::format("with --cpu: rows of each shape to run, at most {} (the CPU runs a row thousands of "
+                                 "times slower than a GPU, and allocates the buffers of every row it runs)",
+                                 kMaxCpuRows))
+      ->check(whole_number_from(1, kMaxCpuRows))
       ->capture_default_str();
 }
 

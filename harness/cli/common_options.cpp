@@ -54,6 +54,7 @@ void FamilyOption::check_matches(const std::string& family_in_file, const std::s
 void ShapeOptions::add_to(CLI::App& command) {
   family.add_to(command);
   command.add_option("--shapes", shapes_file, "YAML shape set of the family (default: its embedded set)")
+      ->check(nonempty_path())
       ->check(CLI::ExistingFile);
 }
 
@@ -65,17 +66,22 @@ ShapeSet ShapeOptions::load() const {
 
 void CompileCliOptions::add_to(CLI::App& command) {
   command.add_option("--cache-dir", cache_dir,
-                     "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)");
+                     "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
+      ->check(nonempty_path());
   command.add_option("-j,--jobs", jobs, "parallel compiles (default: one per hardware thread)")
       ->check(whole_number_at_least(0));
   command.add_option("--variants", variant_glob, "only variants whose name matches this glob, e.g. 'w4_*_v16_*'")
       ->capture_default_str();
 }
 
-CompileCache CompileCliOptions::cache() const {
-  if (!cache_dir.empty()) check_output_folder("--cache-dir", cache_dir);
-  return CompileCache(cache_dir.empty() ? CompileCache::default_directory() : std::filesystem::path(cache_dir));
+CompileCache writable_cache(const std::string& directory) {
+  if (!directory.empty()) check_output_folder("--cache-dir", directory);
+  const CompileCache cache(directory.empty() ? CompileCache::default_directory() : std::filesystem::path(directory));
+  cache.require_writable();
+  return cache;
 }
+
+CompileCache CompileCliOptions::cache() const { return writable_cache(cache_dir); }
 
 void CompileCliOptions::require_variants_at(const KernelFamily& family, const std::vector<int>& sizes) const {
   for (int size : sizes) {
@@ -126,19 +132,27 @@ void check_output_file(std::string_view option, const std::string& path) {
   }
 }
 
-CLI::Validator whole_number_at_least(long long minimum) {
+CLI::Validator whole_number_from(long long minimum, long long maximum) {
   return CLI::Validator(
-      [minimum](std::string& text) -> std::string {
+      [minimum, maximum](std::string& text) -> std::string {
         long long value = 0;
         const char* end = text.data() + text.size();
         const auto [stop, failure] = std::from_chars(text.data(), end, value);
         if (failure != std::errc() || stop != end || value < minimum) {
           return fmt::format("must be a whole number of at least {}, not '{}'", minimum, text);
         }
-        if (value > INT_MAX) return fmt::format("{} is too large: at most {}", text, INT_MAX);
+        if (value > maximum) return fmt::format("{} is too large: at most {}", text, maximum);
         return {};
       },
-      fmt::format("INT>={}", minimum));
+      maximum == INT_MAX ? fmt::format("INT>={}", minimum) : fmt::format("INT in [{}, {}]", minimum, maximum));
+}
+
+CLI::Validator whole_number_at_least(long long minimum) { return whole_number_from(minimum, INT_MAX); }
+
+CLI::Validator nonempty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "must name a file or folder, not ''" : ""; },
+      "PATH");
 }
 
 CLI::Validator finite_number_from(double low, double high) {

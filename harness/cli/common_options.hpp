@@ -27,6 +27,11 @@ struct ShapeOptions {
   ShapeSet load() const;
 };
 
+// The compile cache at `directory` (empty: CompileCache::default_directory()),
+// for a command that compiles: a folder it cannot create or write is refused
+// here, before any work, with the system's reason (exactune::input_error).
+CompileCache writable_cache(const std::string& directory);
+
 struct CompileCliOptions {
   std::string cache_dir;  // empty: CompileCache::default_directory()
   int jobs = 0;
@@ -56,6 +61,11 @@ void check_output_file(std::string_view option, const std::string& path);
 // Option checks that state the rule in words ("--rows: must be a whole number
 // of at least 1, not '0'"), where CLI11's own name a range to 1.8e308.
 CLI::Validator whole_number_at_least(long long minimum);
+CLI::Validator whole_number_from(long long minimum, long long maximum);
+// For every option naming a file or folder: an empty value names none, and is
+// refused rather than taken for the option's default ("--out: must name a
+// file or folder, not ''").
+CLI::Validator nonempty_path();
 CLI::Validator finite_number_from(double low, double high);
 
 }  // namespace exactune::cli

@@ -71,7 +71,8 @@ void add_compile_command(CLI::App& app, Run& run) {
   command->add_flag("!--no-table", options->table, "print only the summary line, not the per-kernel table");
   command->add_option("--save-binaries", options->binary_dir,
                       "also write each compiled kernel to DIR/<kernel>.<target>.cubin and its function's name to "
-                      "<kernel>.<target>.entry, for reading with cuobjdump -sass -fun");
+                      "<kernel>.<target>.entry, for reading with cuobjdump -sass -fun")
+      ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
       const auto start = std::chrono::steady_clock::now();

@@ -31,12 +31,15 @@ void add_emit_header_command(CLI::App& app, Run& run) {
                                  kHeuristicsHeaderFile, kHeuristicsJsonFile));
   command->add_option("--from", options->from, "the heuristics.yaml, e.g. reports/nvidia-h200/<family>/heuristics.yaml")
       ->required()
+      ->check(nonempty_path())
       ->check(CLI::ExistingFile);
-  command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)");
+  command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)")
+      ->check(nonempty_path());
   command->add_option("--records", options->records,
                       "folder of <family>/verified_defaults.yaml, where the defaults serve only their verified sizes "
                       "(default: <reports>/tables for a yaml at <reports>/<gpu-slug>/<family>/; none there: the "
-                      "defaults serve no size)");
+                      "defaults serve no size)")
+      ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
       const std::filesystem::path from = options->from;

@@ -47,18 +47,24 @@ void add_gate_command(CLI::App& app, Run& run) {
       "that was bit-exact no longer is, or when a shape's chosen configuration (from --heuristics, else the "
       "baseline's fastest exact variant) got slower beyond both the baseline's noise (its spread and its recorded "
       "run-to-run noise) and the threshold, in each regime the chooser's policy ranks by and cold");
-  command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")->required();
-  command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required();
+  command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")
+      ->required()
+      ->check(nonempty_path());
+  command->add_option("--candidate", options->candidate, "the new sweep.yaml")
+      ->required()
+      ->check(nonempty_path());
   command
       ->add_option("--threshold", options->gate.threshold,
                    "the slowdown, as a fraction, that passes even beyond noise (0.05 = 5%)")
       ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
-  command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI");
+  command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI")
+      ->check(nonempty_path());
   command->add_option("--heuristics", options->heuristics,
                       "the committed heuristics.yaml: its choice for each shape is the configuration whose speed is "
                       "gated, and its policy the regimes gated besides cold (default: the baseline's fastest exact "
-                      "variant)");
+                      "variant)")
+      ->check(nonempty_path());
   command->add_option("--policy", options->policy,
                       "without --heuristics: the regimes gated besides cold, as the chooser's policy names them "
                       "(rotated, cold, both, l2_resident; default rotated)");

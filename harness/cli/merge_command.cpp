@@ -36,7 +36,7 @@ std::vector<std::filesystem::path> write_merged_sweep(const std::vector<std::str
     fmt::print("{}: wrote sweep.yaml only: heuristics and reports need the whole space\n",
                merged.missing_shards.empty()
                    ? fmt::format("gate mode (only {})", merged.only)
-                   : fmt::format("shard(s) {} missing", fmt::join(merged.missing_shards, ", ")));
+                   : fmt::format("shard(s) {} missing", shard_numbers_text(merged.missing_shards)));
   } else {
     written = blaming_the_input([&] {
       return write_reports(merged, out, report_inputs_beside(out, merged.family, policy));
@@ -60,8 +60,12 @@ void add_merge_command(CLI::App& app, Run& run) {
                "GPU models, toolchains, families, reference recipes, seeds, timer settings or strategies, a shard "
                "given twice, shards of different n, and a set with shards missing (unless --allow-partial). Needs "
                "no GPU.");
-  command->add_option("sweeps", options->shards, "the sweep.yaml of each shard")->required();
-  command->add_option("--out", options->out, "folder to write the merged sweep.yaml and reports to")->required();
+  command->add_option("sweeps", options->shards, "the sweep.yaml of each shard")
+      ->required()
+      ->check(nonempty_path());
+  command->add_option("--out", options->out, "folder to write the merged sweep.yaml and reports to")
+      ->required()
+      ->check(nonempty_path());
   command->add_flag("--allow-partial", options->allow_partial,
                     "merge even when shards are missing: the sweep.yaml says which, and no reports are written");
   command->add_option("--policy", options->policy,

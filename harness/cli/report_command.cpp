@@ -32,8 +32,11 @@ void add_report_command(CLI::App& app, Run& run) {
                 "heuristics.json, summary.md and the heatmaps; summary.md sets the targets of a targets.yaml beside the "
                 "sweep.yaml against it, and the framework's own eager times of the GPU's runtime.json (one folder "
                 "up) beside the reference chain. Needs no GPU.");
-  command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")->required();
-  command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)");
+  command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")
+      ->required()
+      ->check(nonempty_path());
+  command->add_option("--out", options->out, "folder to write to (default: the sweep.yaml's own)")
+      ->check(nonempty_path());
   command->add_option("--policy", options->policy,
                       "what the chooser ranks by, written into heuristics.yaml: rotated (hot, inputs cycled past "
                       "twice the L2), cold, both (the sum of the two, each over its copy), or l2_resident (only for "

@@ -20,7 +20,8 @@ void SupervisionOptions::add_to(CLI::App& command, const std::string& default_jo
                                "when the GPU, toolchain, seed, shapes or other settings differ",
                                default_journal));
   command.add_flag("--restart", restart, "discard an unfinished run's journal and start again")->excludes(resume_flag);
-  command.add_option("--journal", journal, fmt::format("the journal of finished steps (default: {})", default_journal));
+  command.add_option("--journal", journal, fmt::format("the journal of finished steps (default: {})", default_journal))
+      ->check(nonempty_path());
   command.add_option("--deadline", deadline_s,
                      "seconds every step may take before it is killed as hung, plus 100x the time its bytes take at "
                      "the GPU's peak bandwidth (default: 10 on a GPU, 60 on the CPU)")
@@ -35,11 +36,11 @@ void SupervisionOptions::add_to(CLI::App& command, const std::string& default_jo
 bool SupervisionOptions::supervises() const { return SupervisorChannel::of_this_process() == nullptr; }
 
 Journal SupervisionOptions::open_journal(const std::filesystem::path& default_path, const std::string& command,
-                                         const RunIdentity& identity) const {
+                                         const RunIdentity& identity, const RecordCheck& records) const {
   SupervisorChannel* channel = SupervisorChannel::of_this_process();
   const bool continues = channel && channel->continues_a_crashed_worker();
   Journal opened = Journal::open(journal.empty() ? default_path : std::filesystem::path(journal), command, identity,
-                                 resume || continues, restart && !continues);
+                                 resume || continues, restart && !continues, records);
   if (channel) channel->journal(opened.path());
   if (opened.steps() > 0 && !continues) {
     fmt::print(stderr, "resuming {}: {} steps already finished\n", opened.path().string(), opened.steps());

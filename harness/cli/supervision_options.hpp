@@ -30,9 +30,9 @@ struct SupervisionOptions {
   // the command (supervise_this_command()).
   bool supervises() const;
   // The worker's journal: --journal, else `default_path`; resumed with --resume
-  // or when this worker continues one that crashed.
+  // or when this worker continues one that crashed; its records checked by `records`.
   Journal open_journal(const std::filesystem::path& default_path, const std::string& command,
-                       const RunIdentity& identity) const;
+                       const RunIdentity& identity, const RecordCheck& records) const;
   DeadlinePolicy deadlines(Backend& backend) const;
   // A verify stage on `backend` run as `steps`, with its deadlines and planted crashes.
   void apply_to(VerifyStageOptions& stage, Steps& steps, Backend& backend) const;

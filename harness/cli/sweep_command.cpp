@@ -27,6 +27,7 @@
 #include "choose/chooser.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "sweep/sweep.hpp"
+#include "sweep/timing_steps.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_scope.hpp"
 #include "sweep/sweep_without_gpu_plan.hpp"
@@ -34,6 +35,7 @@
 #include "compile/compile_summary.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/heuristics.hpp"
+#include "verify/verify_records.hpp"
 
 namespace exactune::cli {
 
@@ -116,7 +118,8 @@ int sweep_on_gpu(const SweepCliOptions& options, const SweepRequest& request, co
   const SweepPlan plan = plan_sweep(family, request, scope, backend->gpu().slug());
   const RunIdentity identity = plan.identity(run_identity(*backend, family.name(), plan.shapes, request.seed,
                                                           request.variant_glob, request.planted_crashes));
-  Journal journal = options.supervision.open_journal(plan.out / "sweep.journal", "sweep", identity);
+  Journal journal =
+      options.supervision.open_journal(plan.out / "sweep.journal", "sweep", identity, sweep_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
   SweepOptions sweep = plan.options;
   sweep.steps = &steps;
@@ -190,7 +193,8 @@ int sweep_without_gpu(const SweepCliOptions& options, const SweepRequest& reques
   const RunIdentity identity = plan.identity(run_identity(*backend, family.name(), plan.shapes, request.seed,
                                                           request.variant_glob, request.planted_crashes));
   Journal journal = options.supervision.open_journal(
-      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity);
+      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity,
+      verify_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
   VerifyStageOptions stage = plan.stage;
   options.supervision.apply_to(stage, steps, *backend);
@@ -230,7 +234,8 @@ void add_sweep_command(CLI::App& app, Run& run) {
   options->backend.add_to(*command);
   options->supervision.add_to(*command, "<out>/sweep.journal; without a GPU <cache>/journals/sweep-<hash>.journal");
   command->add_option("--seed", options->sweep.seed, "seed of the input generator")->capture_default_str();
-  command->add_option("--out", options->sweep.out, "report folder (default: reports/<gpu-slug>/<family>)");
+  command->add_option("--out", options->sweep.out, "report folder (default: reports/<gpu-slug>/<family>)")
+      ->check(nonempty_path());
   command->add_option("--repetitions", options->sweep.timer.repetitions, "timed repetitions per figure")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
@@ -270,7 +275,8 @@ void add_sweep_command(CLI::App& app, Run& run) {
   command->add_option("--only", options->sweep.only,
                       "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
                       "shapes its choices rest on; writes sweep.yaml only (default --out: "
-                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next");
+                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next")
+      ->check(nonempty_path());
   command->add_option("--devices", options->devices,
                       "all, or GPU ordinals 0,1,...: one child sweep per GPU (--device d --shard i/k, its log in "
                       "<shards>/<i>/sweep.log), identical GPUs sharing a sweep merged into reports/<gpu-slug>/<family> "

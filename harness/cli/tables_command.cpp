@@ -30,12 +30,15 @@ void add_tables_command(CLI::App& app, Run& run) {
                             "<family>/device_name=<NAME>.json per GPU, from every <reports>/<gpu-slug>/<family>/"
                             "heuristics.yaml; the same files always give the same bytes",
                             kTablesHeaderFile, kTablesJsonFile));
-  command->add_option("--reports", options->reports, "the folder exactune sweep writes to")->capture_default_str();
-  command->add_option("--out", options->out, "folder to write to, created if need be (default: <reports>/tables)");
+  command->add_option("--reports", options->reports, "the folder exactune sweep writes to")->capture_default_str()
+      ->check(nonempty_path());
+  command->add_option("--out", options->out, "folder to write to, created if need be (default: <reports>/tables)")
+      ->check(nonempty_path());
   command->add_option("--records", options->records,
                       "folder of <family>/verified_defaults.yaml (exactune verify-defaults), where the defaults serve "
                       "only their verified sizes (default: <reports>/tables; a family without one: its defaults "
-                      "serve no size)");
+                      "serve no size)")
+      ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
       if (!options->out.empty()) check_output_folder("--out", options->out);

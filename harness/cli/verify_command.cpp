@@ -15,6 +15,7 @@
 #include "supervise/supervisor.hpp"
 #include "util/progress.hpp"
 #include "util/text_table.hpp"
+#include "verify/verify_records.hpp"
 #include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
@@ -90,7 +91,8 @@ void add_verify_command(CLI::App& app, Run& run) {
                                           options->compile.variant_glob, options->supervision.plant_crash);
       identity["planted fault"] = std::to_string(options->planted_fault);
       Journal journal = options->supervision.open_journal(
-          default_journal(options->compile.cache().directory(), "verify", identity), "verify", identity);
+          default_journal(options->compile.cache().directory(), "verify", identity), "verify", identity,
+          verify_journal_records());
       JournaledSteps steps = worker_steps(journal, *backend);
       VerifyStageOptions stage;
       options->supervision.apply_to(stage, steps, *backend);

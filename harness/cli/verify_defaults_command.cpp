@@ -46,11 +46,14 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
                       "the shape set)");
   command->add_option("--sizes", options->sizes, "only these sizes (default: every size the family serves)");
   command->add_option("--reports", options->reports, "the folder of <gpu-slug>/<family>/heuristics.yaml")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(nonempty_path());
   command->add_option("--out", options->out,
-                      "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)");
+                      "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)")
+      ->check(nonempty_path());
   command->add_option("--cache-dir", options->cache_dir,
-                      "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)");
+                      "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
+      ->check(nonempty_path());
   command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
       ->check(whole_number_at_least(0));
   command->callback([&run, options] {
@@ -96,8 +99,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       if (!options->sizes.empty()) reproduce += fmt::format(" --sizes {}", fmt::join(sizes, " "));
 
       std::unique_ptr<Backend> backend = options->backend.open();
-      const CompileCache cache(options->cache_dir.empty() ? CompileCache::default_directory()
-                                                          : std::filesystem::path(options->cache_dir));
+      const CompileCache cache = writable_cache(options->cache_dir);
       std::size_t total = 0;
       for (const ConfigurationToVerify& c : plan) {
         for (int size : c.sizes) total += family.exclusion(c.configuration.params, size).empty();

@@ -141,7 +141,20 @@ fs::path CompileCache::default_directory() {
 CompileCache::CompileCache(fs::path directory) : directory_(std::move(directory)) {
   std::error_code ec;
   fs::create_directories(directory_, ec);
-  if (ec) throw error(fmt::format("cannot create the compile cache {}: {}", directory_.string(), ec.message()));
+  if (ec) throw input_error(fmt::format("{}: cannot create the compile cache: {}", directory_.string(), ec.message()));
+}
+
+void CompileCache::require_writable() const {
+  // Named as a temporary of this process, so that a probe a killed run left is removed as its temporaries are.
+  const fs::path probe = temporary_for(directory_ / "write-probe");
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw input_error(
+        fmt::format("{}: cannot write to the compile cache: {}", directory_.string(), std::strerror(errno)));
+  }
+  ::close(fd);
+  std::error_code ignored;
+  fs::remove(probe, ignored);
 }
 
 fs::path CompileCache::entry_path(std::string_view key, std::string_view suffix) const {

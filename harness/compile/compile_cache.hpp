@@ -22,7 +22,15 @@ class CompileCache {
   // $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune.
   static std::filesystem::path default_directory();
 
+  // Creates the folder when need be; throws exactune::input_error "<dir>:
+  // cannot create the compile cache: <why>" when it cannot.
   explicit CompileCache(std::filesystem::path directory);
+  // Throws exactune::input_error "<dir>: cannot write to the compile cache:
+  // <why>" unless a file can be created in it: checked before a run that
+  // compiles, so that a cache it cannot write is said once, with the system's
+  // reason, not taken for every kernel failing to build. (A runtime that only
+  // reads a prepared cache need not write it.)
+  void require_writable() const;
   const std::filesystem::path& directory() const { return directory_; }
 
   // The path an entry with this key and file suffix lives at (it may not exist).

@@ -1,5 +1,6 @@
 #include "report/summary_report.hpp"
 
+#include "util/markdown_text.hpp"
 #include "util/xml_escape.hpp"
 #include "store/chooser_policy.hpp"
 #include "choose/chooser.hpp"
@@ -56,17 +57,6 @@ std::string ratio(const std::optional<Timing>& numerator, const std::optional<Ti
                   std::string_view unit = "") {
   if (!numerator || !denominator || denominator->median_us <= 0) return kMissing;
   return fmt::format("{:.2f}{}", numerator->median_us / denominator->median_us, unit);
-}
-
-// Text as it may stand in a table cell or list item: one line, no column break.
-std::string markdown_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
 }
 
 std::string code(std::string_view name) { return fmt::format("`{}`", name); }
@@ -212,7 +202,7 @@ std::string not_exact_section(const SweepResults& r) {
     for (const VariantResult& v : s.variants) {
       if (v.exact) continue;
       fmt::format_to(std::back_inserter(out), "- {} {}: {}: {}\n", markdown_text(s.shape.name), code(v.variant),
-                     v.failure_kind.empty() ? "not exact" : v.failure_kind, markdown_text(v.failure));
+                     v.failure_kind.empty() ? "not exact" : markdown_text(v.failure_kind), markdown_text(v.failure));
     }
   }
   return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
@@ -287,11 +277,12 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   const std::string size = family.size_parameter();
   const ParameterColumn column = parameter_column(r, family);
   const DeviceRecord& d = r.device;
-  std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n", d.name, d.arch,
-                                d.sm_count, driver_text(d.driver_version), d.nvrtc_version);
+  std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n",
+                                markdown_text(d.name), markdown_text(d.arch), d.sm_count,
+                                driver_text(d.driver_version), markdown_text(d.nvrtc_version));
   fmt::format_to(std::back_inserter(out), "Family `{}`, bit-exact with {}. Swept {} in {:.0f} s.\n\n", r.family,
-                 r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe), r.created,
-                 r.wall_s);
+                 r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe),
+                 markdown_text(r.created), r.wall_s);
   const TimingRegime figure = policy_figure(h.policy);
   if (!r.timing.l2_resident.empty() || !r.timing.rotated.empty()) {
     const auto method = [](const std::string& text) {

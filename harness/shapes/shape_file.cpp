@@ -66,8 +66,7 @@ class ShapeFileReader {
   }
 
   std::string name(const Value& value) {
-    const std::string text = value.text();
-    if (const std::string problem = shape_name_problem(text); !problem.empty()) source_.fail(value.line(), "{}", problem);
+    const std::string text = read_shape_name(value);
     const auto [first, inserted] = name_lines_.try_emplace(text, value.line());
     if (!inserted) source_.fail(value.line(), "name '{}' is already used on line {}", text, first->second);
     return text;

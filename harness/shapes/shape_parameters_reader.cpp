@@ -7,6 +7,14 @@
 
 namespace exactune {
 
+std::string read_shape_name(const strict_yaml::Value& value) {
+  std::string name = value.text();
+  if (const std::string problem = shape_name_problem(name); !problem.empty()) {
+    value.source().fail(value.line(), "{}", problem);
+  }
+  return name;
+}
+
 void read_shape_parameters(const KernelFamily& family, const strict_yaml::Fields& fields,
                            const strict_yaml::Value& item, Shape& shape) {
   for (const ParameterSpec& spec : family.shape_parameters()) {

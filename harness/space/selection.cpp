@@ -72,6 +72,9 @@ Shard parse_shard(const std::string& text) {
                                   "the two halves of a sweep)",
                                   text));
   }
+  if (shard.count > kMaxShards) {
+    throw input_error(fmt::format("--shard {}: a sweep is split into at most {} shards", text, kMaxShards));
+  }
   return shard;
 }
 

@@ -57,7 +57,7 @@ Selection shard_of(const std::vector<ShapeVariant>& sorted_pairs, const Shard& s
 void drop_unselected(std::vector<ShapeResult>& shapes, const Selection& selection);
 
 // "2/4" -> {2, 4}; throws exactune::input_error "--shard <text>: ..." unless
-// it is i/n with whole numbers 1 <= i <= n.
+// it is i/n with whole numbers 1 <= i <= n <= kMaxShards.
 Shard parse_shard(const std::string& text);
 
 }  // namespace exactune

@@ -11,6 +11,7 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+#include "shapes/shape_parameters_reader.hpp"
 #include "store/variant_params.hpp"
 #include "store/gpu_identity.hpp"
 #include "util/strict_yaml.hpp"
@@ -250,7 +251,7 @@ class HeuristicsReader {
         source_.fail(margin->line(), "margin must be a finite number > -1, got {}", margin->text());
       }
     }
-    c.shape = f["shape"].nonempty_text();
+    c.shape = read_shape_name(f["shape"]);
     c.shared = f["shared"].boolean();
 
     const Choice* previous = choices.empty() ? nullptr : &choices.back();

@@ -32,11 +32,12 @@ std::string to_sweep_yaml(const SweepResults& results);
 // shape's size and rows from them. Throws exactune::input_error "<source>:<line>:
 // <what is wrong>" on a missing or unknown key, a value of the wrong type or
 // out of range (a time NaN, negative or zero; samples below 1), an unknown
-// family, a parameter its family refuses, a shape or variant named twice, a
-// variant the family's space does not produce at the shape's size (or a
-// planted one, "<variant>.planted-<kind>", outside a file with `planted:
-// true`), or counts that do not add up; and on any file beyond the bounds of
-// strict_yaml::load_document.
+// family, a parameter its family refuses, a shape name that breaks the rule
+// of names (shape_name_problem), a shard count or index past kMaxShards, a
+// shape or variant named twice, a variant the family's space does not produce
+// at the shape's size (or a planted one, "<variant>.planted-<kind>", outside a
+// file with `planted: true`), or counts that do not add up; and on any file
+// beyond the bounds of strict_yaml::load_document.
 SweepResults parse_sweep_yaml(std::string_view text, const std::string& source);
 
 // Whether `variant` is a planted copy, "<variant>.planted-<kind>": a kernel

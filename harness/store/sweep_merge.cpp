@@ -108,6 +108,30 @@ void check_compatible(const std::vector<ShardFile>& shards) {
   }
 }
 
+// Shards of one sweep sweep the same shapes. Pairs go round robin over the
+// sweep's pairs, sorted by shape: two pairs of a shape in one shard are n
+// apart, with every shard's turn between them. So a shape that one shard
+// holds two pairs of is in every shard; and where it is not, the shards were
+// given other shape sets, and a merge would report each shape with part of
+// its variants.
+void check_same_shapes(const std::vector<ShardFile>& shards) {
+  for (const ShardFile& holder : shards) {
+    for (const ShapeResult& s : holder.results.shapes) {
+      const auto pairs = std::count_if(s.variants.begin(), s.variants.end(),
+                                       [](const VariantResult& v) { return !is_planted_variant(v.variant); });
+      if (pairs < 2) continue;
+      for (const ShardFile& file : shards) {
+        if (file.results.find(s.shape.name) != nullptr) continue;
+        throw input_error(fmt::format(
+            "{}: shard {} has no shape '{}', but {} (shard {}) holds {} of its variants: shards of one sweep sweep "
+            "the same shapes (each holds every n-th (shape, variant) pair), so these were given other shape sets",
+            where(file, "shapes"), shard_words(*file.results.shard), s.shape.name, where(holder, "shapes"),
+            shard_words(*holder.results.shard), pairs));
+      }
+    }
+  }
+}
+
 std::vector<int> missing_shards(const std::vector<ShardFile>& shards) {
   std::set<int> given;
   for (const ShardFile& file : shards) given.insert(file.results.shard->index);
@@ -248,11 +272,12 @@ std::vector<ShardFile> read_shard_files(const std::vector<std::string>& paths) {
 SweepResults merge_shards(const std::vector<ShardFile>& shards, const MergeOptions& options) {
   if (shards.empty()) throw input_error("no shard to merge: name the sweep.yaml of each shard");
   check_compatible(shards);
+  check_same_shapes(shards);
   const std::vector<int> missing = missing_shards(shards);
   if (!missing.empty() && !options.allow_partial) {
     throw input_error(fmt::format("shard(s) {} of {} are missing: merge every shard, or pass --allow-partial to merge "
                                   "what there is (its sweep.yaml then says which are missing)",
-                                  fmt::join(missing, ", "), shards.front().results.shard->count));
+                                  shard_numbers_text(missing), shards.front().results.shard->count));
   }
   std::vector<const ShardFile*> ordered;
   for (const ShardFile& file : shards) ordered.push_back(&file);
@@ -278,6 +303,18 @@ SweepResults merge_shards(const std::vector<ShardFile>& shards, const MergeOptio
   }
   for (const std::string& name : merged_order(shape_lists)) merged.shapes.push_back(merge_shape(parts.at(name)));
   return merged;
+}
+
+std::string shard_numbers_text(const std::vector<int>& ascending) {
+  std::vector<std::string> runs;
+  for (std::size_t first = 0; first < ascending.size();) {
+    std::size_t last = first;
+    while (last + 1 < ascending.size() && ascending[last + 1] == ascending[last] + 1) ++last;
+    runs.push_back(last == first ? fmt::format("{}", ascending[first])
+                                 : fmt::format("{}-{}", ascending[first], ascending[last]));
+    first = last + 1;
+  }
+  return fmt::format("{}", fmt::join(runs, ", "));
 }
 
 }  // namespace exactune

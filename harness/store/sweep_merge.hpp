@@ -37,8 +37,13 @@ struct MergeOptions {
 // toolchain (driver version, NVRTC version), the family, the reference
 // recipe, the seed, the timing method, the strategy or the gate-mode table;
 // when a file is not a shard, when two are the same shard or of different
-// counts, when shards overlap or define a shape differently; and when some
-// are missing, unless options.allow_partial.
+// counts, when shards overlap or define a shape differently, or sweep other
+// shapes (a shard that holds two variants of a shape holds every n-th of its
+// pairs, so every shard of that sweep holds some); and when some are missing,
+// unless options.allow_partial.
 SweepResults merge_shards(const std::vector<ShardFile>& shards, const MergeOptions& options = {});
+
+// Shard numbers in words, runs of them as ranges: {2, 3, 4, 7} -> "2-4, 7".
+std::string shard_numbers_text(const std::vector<int>& ascending);
 
 }  // namespace exactune

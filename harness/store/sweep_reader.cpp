@@ -238,7 +238,7 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
 ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& context) {
   const Fields f = item.map("a shape", keys);
   ShapeResult s;
-  s.shape.name = f["name"].nonempty_text();  // heuristics.yaml names a choice's evidence by it
+  s.shape.name = read_shape_name(f["name"]);  // heatmap files and heuristics.yaml's evidence are named by it
   s.shape.model = f["model"].text();
   read_shape_parameters(context.family, f, item, s.shape);
   s.bytes_moved = f["bytes_moved"].integer_at_least<std::int64_t>(0);
@@ -310,20 +310,34 @@ TimingMethod read_timing_method(const Value& value, int version) {
   return m;
 }
 
+// A count of shards, or a shard's place among them: from 1 to kMaxShards.
+int shard_count(const Value& value) {
+  const int n = value.integer_at_least(1);
+  if (n > kMaxShards) {
+    value.source().fail(value.line(), "{} {}: a sweep is split into at most {} shards", value.key(), n, kMaxShards);
+  }
+  return n;
+}
+
 // scope_fields() read back: a shard's index from 1 to its count.
 void read_scope(const Fields& top, SweepResults& results) {
   if (const std::optional<Value> shard = top.optional(std::string(kShard))) {
     const Fields f = shard->map(shard->key(), {"index", "count"});
-    const Shard s{f["index"].integer_at_least(1), f["count"].integer_at_least(1)};
+    const Shard s{f["index"].integer_at_least(1), shard_count(f["count"])};
     if (s.index > s.count) shard->source().fail(shard->line(), "shard: index {} is beyond count {}", s.index, s.count);
     results.shard = s;
   }
   if (const std::optional<Value> only = top.optional(std::string(kOnly))) results.only = only->nonempty_text();
   if (const std::optional<Value> merged = top.optional(std::string(kMergedShards))) {
-    results.merged_shards = merged->integer_at_least(1);
+    results.merged_shards = shard_count(*merged);
   }
   if (const std::optional<Value> missing = top.optional(std::string(kMissingShards))) {
-    for (const Value& index : missing->list()) results.missing_shards.push_back(index.integer_at_least(1));
+    const std::vector<Value> indices = missing->list();
+    if (indices.size() > static_cast<std::size_t>(kMaxShards)) {
+      missing->source().fail(missing->line(), "{} lists {} shards: a sweep is split into at most {} shards",
+                             missing->key(), indices.size(), kMaxShards);
+    }
+    for (const Value& index : indices) results.missing_shards.push_back(shard_count(index));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <exactune/shapes.hpp>
 #include <set>
 
+#include "shapes/shape_parameters_reader.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 
@@ -22,8 +23,8 @@ ShapeTarget read_target(const Value& item) {
   const Fields f = item.map("a target", {"shape", "best_over_copy", "reason_if_missed"});
   ShapeTarget t;
   const Value shape = f["shape"];
-  t.shape = shape.text();
-  if (t.shape.empty()) shape.source().fail(shape.line(), "a target needs a shape name");
+  if (shape.text().empty()) shape.source().fail(shape.line(), "a target needs a shape name");
+  t.shape = read_shape_name(shape);
   const Value ratio = f["best_over_copy"];
   t.best_over_copy = ratio.real();
   if (!std::isfinite(t.best_over_copy) || t.best_over_copy < 1.0) {

@@ -152,8 +152,12 @@ int supervise_this_command() {
       return 1;
     }
     last_crashed_step = end.step;
-    Journal::append_crash(*journal, end.step, crash, message);
-    fmt::print(stderr, "\nexactune: {} {}: {}; a fresh worker continues\n", end.step, crash, message);
+    if (Journal::append_crash(*journal, end.step, crash, message)) {
+      fmt::print(stderr, "\nexactune: {} {}: {}; a fresh worker continues\n", end.step, crash, message);
+    } else {
+      fmt::print(stderr, "\nexactune: the worker {} just after it journaled {}; a fresh worker continues\n",
+                 crash == "hung" ? "was killed at its deadline" : message.substr(11), end.step);
+    }
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "supervise/steps.hpp"
 
@@ -14,9 +16,17 @@ namespace exactune {
 
 // How a timing step ended: its record, or why it has none.
 struct StepResult {
+  std::string step;
   nlohmann::json record;
   std::string failure;  // "" when the record is good
+  std::string where;    // "<journal>:<line>" of a journaled record; "" of one just measured
   bool ok() const { return failure.empty(); }
+
+  // The record's value under `keys`, outermost first. The journal checked each
+  // record's types as it read it; what this sweep needs of one (its policy's
+  // regimes, the variants of a noise pass) only the sweep knows: a journaled
+  // record without it is refused where it is kept.
+  const nlohmann::json& entry(std::initializer_list<std::string_view> keys) const;
 };
 
 // Runs the sweep's timing steps: each one's record is computed here, or taken

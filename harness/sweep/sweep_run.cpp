@@ -10,6 +10,7 @@
 
 #include "backends/gpu/device_info.hpp"
 #include "sweep/step_records.hpp"
+#include "sweep/timing_steps.hpp"
 #include "time/rotation.hpp"
 #include "time/statistics.hpp"
 #include "util/utc_time.hpp"
@@ -187,7 +188,7 @@ SweepResults SweepRun::finish() {
 
 void SweepRun::time_baselines(ShapeResult& s) {
   const StepResult baselines = step_runner_.run(
-      fmt::format("time/{}/baselines", s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
+      baselines_step(s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           record["copy"][regime_name(regime)] = timing_json(timer_of(s).copy(regime).timing);
@@ -197,8 +198,9 @@ void SweepRun::time_baselines(ShapeResult& s) {
       });
   for (TimingRegime regime : kTimingRegimes) {
     if (!baselines.ok()) continue;
-    s.copy(regime) = timing_from_json(baselines.record["copy"][regime_name(regime)]);
-    s.reference_chain(regime) = timing_from_json(baselines.record["reference_chain"][regime_name(regime)]);
+    s.copy(regime) = timing_from_json(baselines.entry({"copy", regime_name(regime)}), "copy");
+    s.reference_chain(regime) =
+        timing_from_json(baselines.entry({"reference_chain", regime_name(regime)}), "reference_chain");
   }
   progress({"time", ++timed_, to_time_, s.shape.name + " copy and reference chain"});
 }
@@ -210,7 +212,7 @@ std::optional<Screen> SweepRun::screen(ShapeResult& s, const std::string& varian
   const VariantBuild* build = build_of(s, variant);
   progress({"time", timed_, to_time_, fmt::format("{} {} (screen, round {})", s.shape.name, variant, round)});
   const StepResult screened = step_runner_.run(
-      fmt::format("screen/{}/{}/{}", s.shape.name, round, variant),
+      screen_step(s.shape.name, round, variant),
       timing_deadline(s, options_.retime_regimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : options_.retime_regimes) {
@@ -223,13 +225,13 @@ std::optional<Screen> SweepRun::screen(ShapeResult& s, const std::string& varian
     variant_named(s, variant).failure = fmt::format("screening failed: {}", screened.failure);
     return std::nullopt;
   }
-  return screen_from_samples(s, options_.retime_regimes, screened.record["samples"]);
+  return screen_from_samples(s, options_.retime_regimes, screened);
 }
 
 void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
   const VariantBuild* build = build_of(s, v.variant);
   const StepResult timed_variant = step_runner_.run(
-      fmt::format("time/{}/{}", s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
+      timing_step(s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
@@ -240,9 +242,9 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
       });
   if (timed_variant.ok()) {
     for (TimingRegime regime : kTimingRegimes) {
-      v.timing(regime) = timing_from_json(timed_variant.record["timing"][regime_name(regime)]);
+      v.timing(regime) = timing_from_json(timed_variant.entry({"timing", regime_name(regime)}), "timing");
       samples_[{s.shape.name, v.variant, regime}] =
-          timed_variant.record["samples"][regime_name(regime)].get<std::vector<double>>();
+          timed_variant.entry({"samples", regime_name(regime)}).get<std::vector<double>>();
     }
   } else {
     v.failure = fmt::format("timing failed: {}", timed_variant.failure);
@@ -256,12 +258,12 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
 void SweepRun::retime_variant(ShapeResult& s, TimingRegime regime, VariantResult& v) {
   const VariantBuild* build = build_of(s, v.variant);
   const StepResult more = step_runner_.run(
-      fmt::format("retime/{}/{}/{}", s.shape.name, regime_name(regime), v.variant), timing_deadline(s, 1), [&] {
+      retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
         return nlohmann::json{{"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
       });
   if (more.ok()) {
     std::vector<double>& merged = samples_[{s.shape.name, v.variant, regime}];
-    const auto added = more.record["samples"].get<std::vector<double>>();
+    const auto added = more.entry({"samples"}).get<std::vector<double>>();
     merged.insert(merged.end(), added.begin(), added.end());
     v.timing(regime) = timing_from_samples(merged);
   }
@@ -295,7 +297,7 @@ void SweepRun::noise_pass(int pass, ShapeResult& s) {
   }
   if (regimes == 0) return;
   const StepResult pass_figures = step_runner_.run(
-      fmt::format("noise/{}/{}", pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
+      noise_step(pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           const auto found = noise_ratios_.find({s.shape.name, regime});
@@ -313,9 +315,9 @@ void SweepRun::noise_pass(int pass, ShapeResult& s) {
   for (TimingRegime regime : kTimingRegimes) {
     const auto found = noise_ratios_.find({s.shape.name, regime});
     if (found == noise_ratios_.end()) continue;
-    const double copy_us = pass_figures.record["copy"][regime_name(regime)].get<double>();
+    const double copy_us = pass_figures.entry({"copy", regime_name(regime)}).get<double>();
     for (auto& [variant, per_pass] : found->second) {
-      per_pass.push_back(pass_figures.record["variants"][regime_name(regime)][variant].get<double>() / copy_us);
+      per_pass.push_back(pass_figures.entry({"variants", regime_name(regime), variant}).get<double>() / copy_us);
     }
   }
 }

@@ -40,7 +40,7 @@ YAML::Node load_document(std::string_view text, const Source& source, std::strin
     source.fail(1, "the file holds {} bytes, more than the {} MiB exactune reads", text.size(),
                 kMaxInputFileBytes >> 20);
   }
-  if (const std::optional<TextFault> fault = first_unprintable_character(text)) {
+  if (const std::optional<TextFault> fault = first_refused_character(text)) {
     source.fail_at(fault->line, fault->column, fault->what);
   }
   YAML::Node document;

@@ -233,8 +233,9 @@ class Fields {
 // document fails with the file's line. `expected` says what the file should
 // hold, e.g. "a map with a 'shapes' list". Before anything is built the text
 // must keep the bounds of every file exactune reads: at most
-// kMaxInputFileBytes (text_file.hpp), UTF-8 without control characters (a
-// fault fails with its line and column), and the bounds of yaml_screen.hpp.
+// kMaxInputFileBytes (text_file.hpp), UTF-8 without control characters and
+// with lines that every YAML reader ends alike (utf8_text.hpp; a fault fails
+// with its line and column), and the bounds of yaml_screen.hpp.
 YAML::Node load_document(std::string_view text, const Source& source, std::string_view expected);
 
 }  // namespace exactune::strict_yaml

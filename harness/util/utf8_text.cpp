@@ -43,9 +43,23 @@ bool printable(char32_t c) {
   return c != 0xfffe && c != 0xffff;
 }
 
+// Why YAML readers disagree on where a line ends at `c` (followed by `next`); "" when they do not.
+std::string disputed_line_break(char32_t c, char next) {
+  if (c == '\r' && next != '\n') {
+    return "a carriage return (CR) without a line feed after it: YAML readers disagree on whether a line ends "
+           "there; end lines with LF or CR LF";
+  }
+  if (c == 0x85 || c == 0x2028 || c == 0x2029) {
+    return fmt::format("U+{:04X} ({}) is a line break to some YAML readers and not to others; end lines with LF",
+                       static_cast<unsigned>(c),
+                       c == 0x85 ? "NEXT LINE" : c == 0x2028 ? "LINE SEPARATOR" : "PARAGRAPH SEPARATOR");
+  }
+  return {};
+}
+
 }  // namespace
 
-std::optional<TextFault> first_unprintable_character(std::string_view text) {
+std::optional<TextFault> first_refused_character(std::string_view text) {
   TextFault at;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -58,6 +72,10 @@ std::optional<TextFault> first_unprintable_character(std::string_view text) {
     }
     if (!printable(c)) {
       at.what = fmt::format("control character U+{:04X} is not allowed in a YAML file", static_cast<unsigned>(c));
+      return at;
+    }
+    if (std::string why = disputed_line_break(c, i + length < text.size() ? text[i + length] : '\0'); !why.empty()) {
+      at.what = std::move(why);
       return at;
     }
     i += length;

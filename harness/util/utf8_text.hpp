@@ -1,7 +1,12 @@
-// Whether a file's text is what a YAML file may hold: UTF-8, and no control
+// Whether a file's text is what a YAML file may hold: UTF-8, no control
 // character but tab, line feed and carriage return (YAML 1.2's printable
-// set). The strict readers check it first, so that every later message can
-// quote the file's text, and point at the first offending character.
+// set), and lines that every YAML reader ends in the same places: a line ends
+// at LF or CR LF, and a character that only some readers take for a line
+// break (a CR alone, as old Mac files end lines, NEL, LS and PS: line breaks
+// to YAML 1.1 readers such as PyYAML, not to yaml-cpp) is refused, so that a
+// file never holds one shape for exactune and two for another reader. The
+// strict readers check it first, so that every later message can quote the
+// file's text, and point at the first offending character.
 #pragma once
 #include <optional>
 #include <string>
@@ -15,8 +20,9 @@ struct TextFault {
   std::string what;
 };
 
-// The first character that is not valid UTF-8 or not printable; none when all are.
-std::optional<TextFault> first_unprintable_character(std::string_view text);
+// The first character that is not valid UTF-8, not printable, or a line break
+// that readers disagree on; none when all are fine.
+std::optional<TextFault> first_refused_character(std::string_view text);
 
 // How many bytes the valid UTF-8 character at the start of `text` takes, or 0
 // when it starts with no valid one (an invalid byte, a surrogate, an overlong

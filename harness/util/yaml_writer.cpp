@@ -30,7 +30,8 @@ std::string quoted(std::string_view text) {
       default:
         if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
           quoted += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-        } else if (c == 0xfffe || c == 0xffff) {
+        } else if (c == 0xfffe || c == 0xffff || c == 0x2028 || c == 0x2029) {
+          // LS and PS too: a line break to some readers, which the readers here refuse raw (utf8_text.hpp).
           quoted += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
         } else {
           quoted.append(text.substr(i, length));
@@ -46,7 +47,8 @@ std::string comment_text(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     char32_t c = 0;
     const std::size_t length = utf8_character_length(text.substr(i), c);
-    const bool control = length == 0 || c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff;
+    const bool control = length == 0 || c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff ||
+                         c == 0x2028 || c == 0x2029;  // line breaks to some readers
     if (control) {
       out += ' ';
     } else {

@@ -20,9 +20,10 @@ namespace exactune::yaml {
 std::string string(std::string_view text);
 
 // `text` as a double-quoted scalar that reads back to the same string: '"' and
-// '\' escaped, every control character as an escape (\n, \t, \xNN, \uNNNN); a
-// byte that is not UTF-8 becomes U+FFFD, since a YAML file is UTF-8 text (and
-// the readers refuse one that is not). For files that quote every string.
+// '\' escaped, every control character (LF, CR and NEL among them) and the
+// line breaks LS and PS as an escape (\n, \t, \xNN, \uNNNN); a byte that is
+// not UTF-8 becomes U+FFFD, since a YAML file is UTF-8 text (and the readers
+// refuse one that is not). For files that quote every string.
 std::string quoted(std::string_view text);
 
 // The shortest decimal that reads back to the same double, always with a '.'
@@ -34,8 +35,8 @@ std::string number(double value);
 // in some YAML reader (1.1 or 1.2): a bool, a null, an infinity or NaN.
 bool reserved_word(std::string_view text);
 
-// `text` fit for a comment of one line: every control character and invalid
-// byte becomes a space.
+// `text` fit for a comment of one line: every control character, line break
+// (LS and PS included) and invalid byte becomes a space.
 std::string comment_text(std::string_view text);
 // `text` as "# " comment lines of at most `width` characters, wrapped at spaces.
 std::string comment(std::string_view text, std::size_t width = 82);

@@ -11,6 +11,7 @@
 #include "compile/compile_cache.hpp"
 #include "verify/device_compare.hpp"
 #include "util/content_hash.hpp"
+#include "verify/verify_records.hpp"
 
 namespace exactune {
 
@@ -85,15 +86,6 @@ void run_one(Workload& workload, const LoadedKernel& kernel, const VariantBuild&
   }
 }
 
-nlohmann::json record_json(const VerifyRecord& r) {
-  nlohmann::json j = {{"disposition", to_string(r.disposition)}, {"mismatches", r.mismatches}, {"message", r.message}};
-  if (r.first_mismatch) {
-    const Mismatch& m = *r.first_mismatch;
-    j["first_mismatch"] = {m.row, m.column, m.expected, m.actual, m.ulps};
-  }
-  return j;
-}
-
 // A run's record from the journal: the record its worker kept, or the crash the
 // supervisor saw in it ("hung: ...", "failed: the worker died of ...").
 VerifyRecord record_from(const StepOutcome& outcome, const Shape& shape, const VariantBuild& build,
@@ -104,18 +96,7 @@ VerifyRecord record_from(const StepOutcome& outcome, const Shape& shape, const V
     r.message = outcome.crash_description();
     return r;
   }
-  const nlohmann::json& j = outcome.record;
-  const std::string disposition = j.value("disposition", "");
-  for (Disposition d : {Disposition::passed, Disposition::incorrect, Disposition::failed, Disposition::not_run}) {
-    if (disposition == to_string(d)) r.disposition = d;
-  }
-  r.mismatches = j.value("mismatches", std::int64_t{0});
-  r.message = j.value("message", "");
-  if (j.contains("first_mismatch") && j["first_mismatch"].is_array() && j["first_mismatch"].size() == 5) {
-    const nlohmann::json& m = j["first_mismatch"];
-    r.first_mismatch = Mismatch{m[0].get<std::int64_t>(), m[1].get<std::int64_t>(), m[2].get<std::uint16_t>(),
-                                m[3].get<std::uint16_t>(), m[4].get<std::int64_t>()};
-  }
+  read_run_record(outcome.record, r);  // checked when the journal was read
   return r;
 }
 
@@ -132,7 +113,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
   };
   // A run's record: journaled when supervised, and a failure may have cost the device.
   auto keep = [&](const std::string& step, VerifyRecord r) {
-    if (steps) steps->finish(step, record_json(r));
+    if (steps) steps->finish(step, run_record_json(r));
     const bool failed = r.disposition == Disposition::failed;
     emit(std::move(r));
     if (steps && failed) steps->after_failure();
@@ -156,10 +137,11 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     const std::vector<InputCase> cases =
         options.recorded_inputs ? options.recorded_inputs->cases(shape) : family.input_cases(shape);
     const double bytes = static_cast<double>(family.bytes_moved(shape));
-    auto setup_step_of = [&](const InputCase& c) { return fmt::format("verify/{}/{}", shape.name, c.name); };
+    auto setup_step_of = [&](const InputCase& c) { return verify_setup_step(shape.name, c.name); };
     auto runs_left = [&](const InputCase& c) {
       return !steps || std::any_of(builds.begin(), builds.end(), [&](const VariantBuild& b) {
-               return b.size == shape.size && steps->recorded(setup_step_of(c) + "/" + b.variant.name) == nullptr;
+               return b.size == shape.size &&
+                      steps->recorded(verify_run_step(shape.name, c.name, b.variant.name)) == nullptr;
              });
     };
     // The workloads of every case with runs left, made at once on threads of
@@ -179,14 +161,16 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     }
     for (const InputCase& input_case : cases) {
       const std::string setup_step = setup_step_of(input_case);
-      auto run_step = [&](const VariantBuild& build) { return setup_step + "/" + build.variant.name; };
+      auto run_step = [&](const VariantBuild& build) {
+        return verify_run_step(shape.name, input_case.name, build.variant.name);
+      };
       const bool any_left = runs_left(input_case);
       std::unique_ptr<Workload> workload;
       std::string setup_failure;
       if (const StepOutcome* earlier = steps ? steps->recorded(setup_step) : nullptr; earlier && any_left) {
         setup_failure = fmt::format("the reference could not run: {}", earlier->crashed()
                                                                            ? earlier->crash_description()
-                                                                           : earlier->record.value("failure", "?"));
+                                                                           : read_failure_record(earlier->record));
       } else if (any_left) {
         // The reference chain: a few launches over the shape's bytes. Its
         // output stays on the device for every variant's comparison.
@@ -200,7 +184,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
         } catch (const std::exception& e) {
           setup_failure = fmt::format("the reference could not run: {}", e.what());
           if (steps) {
-            steps->finish(setup_step, {{"failure", e.what()}});
+            steps->finish(setup_step, failure_record_json(e.what()));
             steps->after_failure();
           }
         }

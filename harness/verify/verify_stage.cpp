@@ -120,7 +120,9 @@ std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shap
 }
 
 Shape first_rows(const KernelFamily& family, const Shape& shape, int rows) {
-  if (rows <= 0) throw input_error(fmt::format("--rows {}: must be positive", rows));
+  if (rows <= 0 || rows > kMaxCpuRows) {
+    throw input_error(fmt::format("--rows {}: must be from 1 to {}", rows, kMaxCpuRows));
+  }
   return family.with_rows_at_most(shape, rows);
 }
 

@@ -50,8 +50,14 @@ const std::vector<std::string>& planted_crash_kinds();
 std::size_t count_verify_runs(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& glob,
                               const Selection& selection = {});
 
+// The most rows of a shape the CPU verifies (--rows): it runs a row thousands
+// of times slower than a GPU, and allocates every buffer of the rows it runs,
+// so that a shape of billions of rows must not reach it whole.
+inline constexpr int kMaxCpuRows = 4096;
+
 // The first `rows` rows of a shape (at least one per batch, at most its own
-// rows): what the CPU backend verifies, since it runs thousands of times slower.
+// rows): what the CPU backend verifies, since it runs thousands of times
+// slower. Throws exactune::input_error unless 1 <= rows <= kMaxCpuRows.
 Shape first_rows(const KernelFamily& family, const Shape& shape, int rows);
 
 }  // namespace exactune

@@ -174,6 +174,12 @@ struct Shard {
   friend bool operator==(const Shard&, const Shard&) = default;
 };
 
+// The most shards a sweep is split into: one per GPU of a fleet, far more
+// GPUs than any fleet sweeps one model on. Every reader of a shard count
+// keeps to it, so that no file can make a merge list millions of missing
+// shards (what it writes and prints grows with the count).
+inline constexpr int kMaxShards = 4096;
+
 struct SweepResults {
   DeviceRecord device;
   std::string family;

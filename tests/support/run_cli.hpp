@@ -14,9 +14,11 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CliResult run_cli(const std::string& args) {
+// `command` run by the shell, as written: for what run_cli cannot say (an
+// environment variable, a descriptor of its own).
+inline CliResult run_shell(const std::string& command) {
   CliResult r;
-  FILE* pipe = ::popen(fmt::format("'{}' {} 2>&1", EXACTUNE_CLI, args).c_str(), "r");
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::array<char, 4096> buffer;
   while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) r.output.append(buffer.data(), n);
@@ -24,3 +26,5 @@ inline CliResult run_cli(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+inline CliResult run_cli(const std::string& args) { return run_shell(fmt::format("'{}' {}", EXACTUNE_CLI, args)); }

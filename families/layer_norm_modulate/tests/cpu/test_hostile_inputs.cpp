@@ -19,6 +19,8 @@
 #include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
 #include "store/targets.hpp"
+#include "support/handmade_sweep.hpp"
+#include "support/input_refusal.hpp"
 #include "support/run_cli.hpp"
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
@@ -31,6 +33,7 @@
 #include "store/chooser_policy.hpp"
 #include "shapes/shape_file.hpp"
 #include "store/heuristics.hpp"
+#include "yaml_readers.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;
@@ -42,30 +45,11 @@ bool starts_with(const std::string& text, std::string_view part) { return text.r
 
 const KernelFamily& family() { return layer_norm_modulate_family(); }
 
-// The message of the input_error `read` throws; fails the test on anything else.
-std::string refusal(const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const input_error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    FAIL("not an input_error: " << e.what());
-  }
-  FAIL("read without an error");
-  return {};
-}
-
 std::string sweep_refusal(const std::string& text) { return refusal([&] { parse_sweep_yaml(text, "t.yaml"); }); }
 
 // One shape, two variants of the space, timed and exact: a sweep every reader takes.
 SweepResults small_sweep() {
-  SweepResults r;
-  r.device = {"NVIDIA H200", "nvidia-h200", "sm_90", 132, 62914560, 3201000, 6016, 13000, "13.0"};
-  r.family = family().name();
-  r.reference_recipe = family().reference_recipe();
-  r.created = "2026-12-01T00:00:00Z";
-  r.wall_s = 1.5;
-  r.timing = {"rotated", "l2 resident", "cold", 5, 0.05, 2};
+  SweepResults r = timed_sweep_header(family());
   ShapeResult s;
   s.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
   s.shape.model = "Sana 1024px";
@@ -73,28 +57,10 @@ SweepResults small_sweep() {
   s.copy_rotated = Timing{4.0, 3.9, 4.1, 5};
   const std::vector<Variant> variants = valid_variants(family(), s.shape.size);
   for (std::size_t i = 0; i < 2; ++i) {
-    VariantResult v;
-    v.variant = variants[i].name;
-    v.params = variants[i].params;
-    v.registers = 40;
-    v.exact = true;
-    v.cases_passed = v.cases_total = 8;
-    const double rotated = 10.0 + static_cast<double>(i), cold = 12.0 + static_cast<double>(i);
-    v.rotated = Timing{rotated, rotated - 0.125, rotated + 0.125, 5};
-    v.cold = Timing{cold, cold - 0.125, cold + 0.125, 5};
-    s.variants.push_back(v);
+    s.variants.push_back(exact_timed_variant(variants[i], 10.0 + static_cast<double>(i)));
   }
   r.shapes = {s};
   return r;
-}
-
-// `text` with the first `from` replaced by `to`, and the 1-based line `from` starts on.
-std::pair<std::string, int> edited(std::string text, std::string_view from, std::string_view to) {
-  const std::size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-  text.replace(at, from.size(), to);
-  return {text, line};
 }
 
 class TempDir {
@@ -126,18 +92,6 @@ void check_one_located_line(const CliResult& r, const fs::path& file) {
   CHECK(std::isdigit(static_cast<unsigned char>(r.output[prefix.size()])));
 }
 
-// Every reader of a file, by the name the messages give it ("t.yaml").
-const std::vector<std::pair<std::string, std::function<void(const std::string&)>>>& readers() {
-  static const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> all = {
-      {"shapes", [](const std::string& t) { parse_shapes(family(), t, "t.yaml"); }},
-      {"sweep", [](const std::string& t) { parse_sweep_yaml(t, "t.yaml"); }},
-      {"heuristics", [](const std::string& t) { parse_heuristics_yaml(t, "t.yaml"); }},
-      {"targets", [](const std::string& t) { parse_targets_yaml(t, "t.yaml"); }},
-      {"verified defaults", [](const std::string& t) { parse_defaults_yaml(t, "t.yaml"); }},
-  };
-  return all;
-}
-
 }  // namespace
 
 TEST_CASE("a file of one comma is refused at once, on its line, by list, report, gate and emit-header",
@@ -157,7 +111,7 @@ TEST_CASE("a file of one comma is refused at once, on its line, by list, report,
     CHECK(r.exit_code == 2);
     CHECK(r.output == expected);
   }
-  for (const auto& [name, read] : readers()) {
+  for (const auto& [name, read] : yaml_readers()) {
     INFO(name);
     CHECK(refusal([&] { read(",\n"); }) == "t.yaml:1: YAML syntax error: unexpected ',' outside a flow list or map");
     CHECK(starts_with(refusal([&] { read("a: 1\n}"); }), "t.yaml:2: "));
@@ -166,7 +120,7 @@ TEST_CASE("a file of one comma is refused at once, on its line, by list, report,
 
 TEST_CASE("every reader refuses a file past its bounds: size, nesting, anchors and aliases, node count",
           "[hostile]") {
-  for (const auto& [name, read] : readers()) {
+  for (const auto& [name, read] : yaml_readers()) {
     INFO(name);
     CHECK(refusal([&] { read(std::string(kMaxInputFileBytes + 1, ' ')); }) ==
           fmt::format("t.yaml:1: the file holds {} bytes, more than the 64 MiB exactune reads", kMaxInputFileBytes + 1));
@@ -216,7 +170,7 @@ TEST_CASE("only regular files are read: a FIFO and a device are refused without 
 }
 
 TEST_CASE("text that is not UTF-8, or holds a control character, is refused at its line and column", "[hostile]") {
-  for (const auto& [name, read] : readers()) {
+  for (const auto& [name, read] : yaml_readers()) {
     INFO(name);
     CHECK(refusal([&] { read("shapes:\n  - name: caf\xe9\n"); }) ==
           "t.yaml:2:14: invalid UTF-8: byte 0xe9 does not start a valid character (the file must be UTF-8 text)");

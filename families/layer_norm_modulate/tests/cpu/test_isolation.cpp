@@ -65,6 +65,9 @@ std::vector<std::string> table_rows(const std::string& output) {
 
 const char* kVariants = "w1_r1_peeled_v16_registers_fold_early_*";
 
+// The journal's own mechanism, apart from what any command's records hold.
+const exactune::RecordCheck any_record = [](const std::string&, const nlohmann::json&) {};
+
 }  // namespace
 
 TEST_CASE("planted host kernels that trap, write out of bounds or spin get failed and hung records; the real "
@@ -153,12 +156,12 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
   const fs::path path = folder.path() / "run.journal";
   const exactune::RunIdentity identity = {{"seed", "1"}, {"backend", "CPU"}};
   {
-    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, false, false);
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, false, false, any_record);
     journal.append("step/a", {{"disposition", "passed"}});
     journal.append("step/b", {{"disposition", "incorrect"}});
   }
   SECTION("the same run continues, with its steps") {
-    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false, any_record);
     CHECK(journal.steps() == 2);
     REQUIRE(journal.find("step/b") != nullptr);
     CHECK(journal.find("step/b")->record["disposition"] == "incorrect");
@@ -166,24 +169,24 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
   }
   SECTION("another seed is refused, naming the difference") {
     try {
-      exactune::Journal::open(path, "verify", {{"seed", "2"}, {"backend", "CPU"}}, true, false);
+      exactune::Journal::open(path, "verify", {{"seed", "2"}, {"backend", "CPU"}}, true, false, any_record);
       FAIL("resumed a run with another seed");
     } catch (const exactune::input_error& e) {
       CHECK(contains(e.what(), "seed was 1, now 2"));
     }
   }
   SECTION("another command's journal is refused") {
-    CHECK_THROWS_AS(exactune::Journal::open(path, "sweep", identity, true, false), exactune::input_error);
+    CHECK_THROWS_AS(exactune::Journal::open(path, "sweep", identity, true, false, any_record), exactune::input_error);
   }
   SECTION("without --resume an unfinished journal is refused; --restart discards it") {
-    CHECK_THROWS_AS(exactune::Journal::open(path, "verify", identity, false, false), exactune::input_error);
-    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, false, true);
+    CHECK_THROWS_AS(exactune::Journal::open(path, "verify", identity, false, false, any_record), exactune::input_error);
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, false, true, any_record);
     CHECK(journal.steps() == 0);
   }
   SECTION("a torn last line (a kill mid-write) is dropped, and the crash of a dead worker is kept") {
     { std::ofstream(path, std::ios::app) << R"({"step": "step/c", "rec)"; }
     exactune::Journal::append_crash(path, "step/c", "hung", "ran past its deadline of 1.0 s and was killed");
-    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false, any_record);
     CHECK(journal.steps() == 3);
     REQUIRE(journal.find("step/c") != nullptr);
     CHECK(journal.find("step/c")->crash == "hung");
@@ -191,10 +194,10 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
   SECTION("a resumed run writes its next step where the dropped torn line began") {
     { std::ofstream(path, std::ios::app) << R"({"step": "step/c", "rec)"; }
     {
-      exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+      exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false, any_record);
       journal.append("step/c", {{"disposition", "passed"}});
     }
-    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false);
+    exactune::Journal journal = exactune::Journal::open(path, "verify", identity, true, false, any_record);
     CHECK(journal.steps() == 3);
     REQUIRE(journal.find("step/c") != nullptr);
     CHECK(journal.find("step/c")->record["disposition"] == "passed");
@@ -204,18 +207,19 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
     text.replace(text.find("step/a") - 9, 1, "#");
     write_file(path, text);
     try {
-      exactune::Journal::open(path, "verify", identity, true, false);
+      exactune::Journal::open(path, "verify", identity, true, false, any_record);
       FAIL("read a damaged journal");
     } catch (const exactune::input_error& e) {
       CHECK(contains(e.what(), path.string() + ":2:"));
     }
   }
   SECTION("--resume without a journal says so") {
-    CHECK_THROWS_AS(exactune::Journal::open(folder.path() / "none.journal", "verify", identity, true, false),
+    CHECK_THROWS_AS(exactune::Journal::open(folder.path() / "none.journal", "verify", identity, true, false,
+                                            any_record),
                     exactune::input_error);
   }
   SECTION("a second run cannot write a journal that a live run holds") {
-    exactune::Journal holder = exactune::Journal::open(path, "verify", identity, true, false);
-    CHECK_THROWS_AS(exactune::Journal::open(path, "verify", identity, true, false), exactune::input_error);
+    exactune::Journal holder = exactune::Journal::open(path, "verify", identity, true, false, any_record);
+    CHECK_THROWS_AS(exactune::Journal::open(path, "verify", identity, true, false, any_record), exactune::input_error);
   }
 }
