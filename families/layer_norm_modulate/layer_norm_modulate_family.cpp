@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <exactune/error.hpp>
 #include "layer_norm_modulate_workload.hpp"
 
 #include <algorithm>
@@ -16,28 +15,10 @@ namespace {
 constexpr int kAtenLanesPerRow = 128;     // aten's block of (32, 4) threads per row
 constexpr int kRowRegisterBudget = 64;    // 32-bit registers a thread may spend holding its part of a row
 constexpr int kMaxHidden = 8192;         // the largest hidden size the tuning space covers
-constexpr const char* kFusedTemplate = "families/layer_norm_modulate/kernels/fused_layer_norm_modulate.cuh";
 constexpr const char* kEagerTemplate = "families/layer_norm_modulate/kernels/eager_chain.cuh";
 
-std::string value_of(const std::vector<Param>& params, const char* axis) {
-  for (const Param& p : params) {
-    if (p.axis == axis) return p.value;
-  }
-  throw error(fmt::format("layer_norm_modulate: no value for axis '{}'", axis));
-}
-
 LayerNormModulateConfig decode(const std::vector<Param>& params) {
-  LayerNormModulateConfig c;
-  c.num_warps = std::stoi(value_of(params, "num_warps"));
-  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
-  c.peeled_tail = value_of(params, "tail") == "peeled";
-  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
-  c.row_in_registers = value_of(params, "pass2") == "registers";
-  c.folded_counts = value_of(params, "counts") == "fold";
-  c.early_modulation = value_of(params, "modulation") == "early";
-  c.packed_bf16x2 = value_of(params, "elementwise") == "bf16x2";
-  c.persistent = value_of(params, "grid") == "persistent";
-  return c;
+  return LayerNormModulateConfig::table().decode(params);
 }
 
 class LayerNormModulateFamily final : public KernelFamily {
@@ -104,40 +85,10 @@ class LayerNormModulateFamily final : public KernelFamily {
     return cut;
   }
 
-  std::vector<Axis> axes() const override {
-    return {
-        {"num_warps", "warps per CTA", {"1", "2", "4", "8", "16"}},
-        {"rows_per_cta", "rows one CTA normalises at once", {"1", "2", "4", "8"}},
-        {"tail", "how the last, partial chunk of a row is masked: every chunk guarded (predicated) "
-                 "or full chunks unguarded and the partial one resolved at compile time (peeled)",
-         {"predicated", "peeled"}},
-        {"vector_bytes", "bytes per load and store (4 or 8 bf16)", {"8", "16"}},
-        {"pass2", "where the second pass reads x: again from memory (reload) or from registers",
-         {"reload", "registers"}},
-        {"counts", "Welford's 1/count: computed from the counts carried with the data at each push and combine "
-                   "(rcp), or derived from the lane and hidden size, folded at compile time where constant and "
-                   "off the critical path elsewhere (fold)",
-         {"rcp", "fold"}},
-        {"modulation", "when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers "
-                       "across the reduction (early)",
-         {"late", "early"}},
-        {"elementwise", "the chain after the statistics: float32 steps each rounded to bf16 (f32), or its three "
-                        "bf16 steps as packed bf16x2 instructions that round once (bf16x2)",
-         {"f32", "bf16x2"}},
-        {"grid", "one CTA per group of rows (full), or as many CTAs as the GPU holds at once, each looping over "
-                 "row groups and loading the next group's x while it reduces and writes the current one "
-                 "(persistent; needs pass2 registers)",
-         {"full", "persistent"}},
-    };
-  }
+  std::vector<Axis> axes() const override { return LayerNormModulateConfig::table().axes(); }
 
   std::string variant_name(const std::vector<Param>& params) const override {
-    const LayerNormModulateConfig c = decode(params);
-    return fmt::format("w{}_r{}_{}_v{}_{}_{}_{}_{}_{}", c.num_warps, c.rows_per_cta,
-                       c.peeled_tail ? "peeled" : "predicated", c.vector_bytes,
-                       c.row_in_registers ? "registers" : "reload", c.folded_counts ? "fold" : "rcp",
-                       c.early_modulation ? "early" : "late", c.packed_bf16x2 ? "bf16x2" : "f32",
-                       c.persistent ? "persistent" : "full");
+    return LayerNormModulateConfig::table().variant_name(params);
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
@@ -194,19 +145,8 @@ class LayerNormModulateFamily final : public KernelFamily {
   }
 
   CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
-    const LayerNormModulateConfig c = LayerNormModulateConfig::from(variant);
-    CompileRequest r;
-    r.name = fmt::format("{}@D{}", variant.name, hidden);
-    r.main_file = kFusedTemplate;
-    r.name_expression = fmt::format(
-        "&exactune_kernels::fused_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, exactune_kernels::{}, "
-        "exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}, exactune_kernels::{}>",
-        hidden, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
-        c.peeled_tail ? "tail_peeled" : "tail_predicated", c.row_in_registers ? "pass2_registers" : "pass2_reload",
-        c.folded_counts ? "counts_folded" : "counts_runtime", c.early_modulation ? "modulation_early" : "modulation_late",
-        c.packed_bf16x2 ? "elementwise_bf16x2" : "elementwise_float32", c.persistent ? "grid_persistent" : "grid_full");
-    r.target = target;
-    return r;
+    return LayerNormModulateConfig::table().request(variant, fmt::format("{}@D{}", variant.name, hidden), hidden,
+                                                     target);
   }
 
   std::vector<CompileRequest> support_requests(const std::string& target) const override {
@@ -283,8 +223,6 @@ class LayerNormModulateFamily final : public KernelFamily {
 };
 
 }  // namespace
-
-LayerNormModulateConfig LayerNormModulateConfig::from(const Variant& variant) { return decode(variant.params); }
 
 LaunchGeometry LayerNormModulateConfig::geometry(std::int64_t rows,
                                                  const std::function<unsigned(unsigned)>& resident_ctas) const {

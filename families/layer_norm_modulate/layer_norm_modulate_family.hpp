@@ -3,6 +3,7 @@
 // bit-exact with PyTorch 2.11's eager chain (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <functional>
@@ -11,7 +12,8 @@
 
 namespace exactune {
 
-// The variant parameters of this family, decoded from a Variant.
+// The variant parameters of this family, decoded from a Variant by its axis
+// table (layer_norm_modulate_axes.cpp).
 struct LayerNormModulateConfig {
   int num_warps = 4;
   int rows_per_cta = 1;
@@ -26,6 +28,9 @@ struct LayerNormModulateConfig {
   int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
   int aten_vectors_per_load() const { return vector_bytes / 8; }
   static LayerNormModulateConfig from(const Variant& variant);
+  // The variant of these parameters, named as the family names it.
+  Variant variant() const;
+  static const TypedAxisTable<LayerNormModulateConfig>& table();
 
   // The launch over `rows` rows, the same for the harness and the runtime:
   // one CTA per group of rows, or for a persistent grid as many CTAs as the

@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
-
-#include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/workload.hpp>
@@ -15,8 +12,6 @@
 namespace exactune {
 namespace {
 
-constexpr const char* kTileTemplate = "families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh";
-constexpr const char* kLanesTemplate = "families/layer_norm_modulate_token_major/kernels/token_major_lanes.cuh";
 constexpr const char* kTransposeTemplate = "families/layer_norm_modulate_token_major/kernels/transpose_tokens.cuh";
 // The most shared memory one CTA may hold on sm_90 and sm_100 (227 KiB). A
 // GPU that allows less refuses the launch, and the run records its error.
@@ -31,27 +26,20 @@ constexpr int kAtenLanes = 128;
 // (reports/nvidia-h200/layer_norm_modulate/summary.md, "What each axis is
 // worth"): peeled and predicated tails time the same, bf16x2 beats f32 and
 // rcp counts beat fold there, and a tile's rows are held in registers.
-const std::map<std::string, std::string, std::less<>>& fixed_row_plan() {
-  static const std::map<std::string, std::string, std::less<>> fixed = {
-      {"tail", "predicated"}, {"pass2", "registers"}, {"counts", "rcp"}, {"elementwise", "bf16x2"}};
-  return fixed;
-}
-
-std::string value_of(const std::vector<Param>& params, const char* axis) {
-  for (const Param& p : params) {
-    if (p.axis == axis) return p.value;
-  }
-  throw error(fmt::format("layer_norm_modulate_token_major: no value for axis '{}'", axis));
+LayerNormModulateConfig fixed_row_plan() {
+  LayerNormModulateConfig plan;
+  plan.peeled_tail = false;
+  plan.row_in_registers = true;
+  plan.folded_counts = false;
+  plan.packed_bf16x2 = true;
+  return plan;
 }
 
 const KernelFamily& contiguous() { return layer_norm_modulate_family(); }
 
-// Why a lanes variant is not in the space at `hidden`, or "".
+// Why a lanes variant is not in the space at `hidden`, or "", once its held
+// axes keep their first values (the table's held_off).
 std::string lanes_exclusion(const TokenMajorConfig& c, int hidden) {
-  if (c.rows_per_cta != 1 || c.vector_bytes != 8 || c.persistent || c.swizzled) {
-    return "a lanes variant's threads are aten's lanes: rows_per_cta, vector_bytes, grid and tile_layout keep "
-           "their first values";
-  }
   const int lane_tokens = c.token_bytes / 2;
   if (c.tile_tokens % lane_tokens != 0 || (c.run_threads() != 1 && c.run_threads() != 2 && c.run_threads() != 4)) {
     return fmt::format("a tile of {} tokens is not 1, 2 or 4 threads' runs of {} tokens", c.tile_tokens,
@@ -97,75 +85,22 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     return contiguous().with_rows_at_most(shape, rows);
   }
 
-  std::vector<Axis> axes() const override {
-    return {
-        {"read", "how x reaches the kernel: made contiguous by a transpose copy, then a contiguous variant (copy, "
-                 "what aten and serving frameworks do), or read in place, a tile of tokens at a time, transposed "
-                 "in shared memory (tile), or with no transpose, each thread one of aten's lanes for several "
-                 "tokens (lanes)",
-         {"copy", "tile", "lanes"}},
-        {"num_warps", "warps per CTA (lanes: 4 for each thread that shares a lane)", {"2", "4", "8", "16"}},
-        {"rows_per_cta", "rows a CTA normalises at once (copy: rows per CTA)", {"1", "2", "4", "8"}},
-        {"vector_bytes", "bytes per load and store of a row (4 or 8 bf16)", {"8", "16"}},
-        {"modulation", "when scale and shift are loaded: with each row's pass 2 (late), or before the row's "
-                       "pass 1 and held (early; a tile's rows share them, so once per CTA)",
-         {"late", "early"}},
-        {"grid", "copy variants: one CTA per group of rows (full) or a persistent grid; tile variants: one CTA "
-                 "per tile (full)",
-         {"full", "persistent"}},
-        {"tile_tokens", "in-place variants: tokens per CTA, read along N (16 fill a 32-byte sector; fewer make "
-                        "more, smaller CTAs)",
-         {"8", "2", "4", "16", "32"}},
-        {"tile_layout", "tile variants: shared-memory rows padded by one packet (padded), or rows whose 16-byte "
-                        "units are permuted by an XOR of the token so that one store's tokens fall in different "
-                        "banks (swizzled)",
-         {"padded", "swizzled"}},
-        {"token_bytes", "in-place variants: bytes per load along N (2, 4 or 8 tokens; lanes: the tokens each "
-                        "thread carries); partial or misaligned runs are read a token at a time",
-         {"4", "8", "16"}},
-        {"tiles_per_cta", "lanes variants: tiles a CTA normalises (strided by the batch element's CTAs), the next "
-                          "one copied to shared memory while the current one is reduced and stored",
-         {"1", "2", "4"}},
-    };
-  }
+  std::vector<Axis> axes() const override { return TokenMajorConfig::table().axes(); }
 
   std::string variant_name(const std::vector<Param>& params) const override {
-    const TokenMajorConfig c = TokenMajorConfig::decode(params);
-    const std::string row_plan =
-        fmt::format("w{}_r{}_v{}_{}", c.num_warps, c.rows_per_cta, c.vector_bytes, c.early_modulation ? "early" : "late");
-    const bool tile_axes_first = c.tile_tokens == 8 && !c.swizzled && c.token_bytes == 4;
-    const std::string tile = fmt::format("tile{}_{}_n{}", c.tile_tokens, c.swizzled ? "swizzled" : "padded",
-                                         c.token_bytes);
-    if (c.read == TokenMajorRead::lanes) {
-      // A lanes variant's row plan is its own: the other axes keep their first
-      // values, and are named only where they do not.
-      const std::string tiles = c.tiles_per_cta == 1 ? "" : fmt::format("x{}", c.tiles_per_cta);
-      const std::string name = fmt::format("lanes{}{}_n{}_w{}_{}", c.tile_tokens, tiles, c.token_bytes, c.num_warps,
-                                           c.early_modulation ? "early" : "late");
-      const bool fixed = c.rows_per_cta == 1 && c.vector_bytes == 8 && !c.persistent && !c.swizzled;
-      return fixed ? name
-                   : fmt::format("{}_r{}_v{}_{}_{}", name, c.rows_per_cta, c.vector_bytes,
-                                 c.swizzled ? "swizzled" : "padded", c.persistent ? "persistent" : "full");
-    }
-    // Only lanes variants take several tiles a CTA: the others name it only where it is not 1.
-    const std::string tiles = c.tiles_per_cta == 1 ? "" : fmt::format("_x{}", c.tiles_per_cta);
-    if (c.read == TokenMajorRead::copy) {
-      // A copy variant reads no tile: its usual name leaves the tile axes out.
-      const std::string name = fmt::format("copy_{}_{}", row_plan, c.persistent ? "persistent" : "full");
-      return (tile_axes_first ? name : name + "_" + tile) + tiles;
-    }
-    return fmt::format("{}_{}{}{}", tile, row_plan, c.persistent ? "_persistent" : "", tiles);
+    return TokenMajorConfig::table().variant_name(params);
+  }
+
+  // A part's held axes are no lever of its variants (a copy variant reads no tile).
+  bool axis_applies(const std::string& axis, const std::vector<Param>& params) const override {
+    return TokenMajorConfig::table().applies(axis, params);
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
+    if (std::string why = TokenMajorConfig::table().held_off(params); !why.empty()) return why;
     const TokenMajorConfig c = TokenMajorConfig::decode(params);
     if (c.read == TokenMajorRead::lanes) return lanes_exclusion(c, hidden);
     const bool tile = c.read == TokenMajorRead::tile;
-    if (c.tiles_per_cta != 1) return "only a lanes variant normalises several tiles a CTA";
-    if (!tile && (c.tile_tokens != 8 || c.swizzled || c.token_bytes != 4)) {
-      return "a copy variant reads no tile: tile_tokens, tile_layout and token_bytes keep their first values";
-    }
-    if (tile && c.persistent) return "a tile variant's CTA normalises its own tile: one CTA per tile (full)";
     if (tile && c.token_bytes / 2 > c.tile_tokens) {
       return fmt::format("a load of {} tokens is longer than a tile of {}", c.token_bytes / 2, c.tile_tokens);
     }
@@ -182,31 +117,14 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     return {};
   }
 
+  // A copy variant compiles the contiguous family's kernel of its row plan:
+  // one cache entry for both families.
   CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
+    const std::string name = fmt::format("{}@D{}", variant.name, hidden);
     const TokenMajorConfig c = TokenMajorConfig::from(variant);
-    if (c.read == TokenMajorRead::copy) {
-      CompileRequest r = contiguous().variant_request(c.contiguous_variant(), hidden, target);
-      r.name = fmt::format("{}@D{}", variant.name, hidden);
-      return r;
-    }
-    CompileRequest r;
-    r.name = fmt::format("{}@D{}", variant.name, hidden);
-    r.target = target;
-    if (c.read == TokenMajorRead::lanes) {
-      r.main_file = kLanesTemplate;
-      r.name_expression = fmt::format(
-          "&exactune_kernels::token_major_lanes_layer_norm_modulate<{}, {}, {}, exactune_kernels::{}, {}>", hidden,
-          c.run_threads(), c.token_bytes / 2, c.early_modulation ? "modulation_early" : "modulation_late",
-          c.tiles_per_cta);
-      return r;
-    }
-    r.main_file = kTileTemplate;
-    r.name_expression = fmt::format(
-        "&exactune_kernels::token_major_layer_norm_modulate<{}, {}, {}, {}, exactune_kernels::{}, {}, "
-        "exactune_kernels::{}, {}>",
-        hidden, c.num_warps, c.rows_per_cta, c.vector_bytes / 8,
-        c.early_modulation ? "modulation_early" : "modulation_late", c.tile_tokens,
-        c.swizzled ? "tile_swizzled" : "tile_padded", c.token_bytes / 4);
+    if (c.in_place()) return TokenMajorConfig::table().request(variant, name, hidden, target);
+    CompileRequest r = contiguous().variant_request(c.contiguous_variant(), hidden, target);
+    r.name = name;
     return r;
   }
 
@@ -263,38 +181,14 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
 
 }  // namespace
 
-TokenMajorConfig TokenMajorConfig::decode(const std::vector<Param>& params) {
-  TokenMajorConfig c;
-  const std::string read = value_of(params, "read");
-  c.read = read == "tile" ? TokenMajorRead::tile : read == "lanes" ? TokenMajorRead::lanes : TokenMajorRead::copy;
-  c.num_warps = std::stoi(value_of(params, "num_warps"));
-  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
-  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
-  c.early_modulation = value_of(params, "modulation") == "early";
-  c.persistent = value_of(params, "grid") == "persistent";
-  c.tile_tokens = std::stoi(value_of(params, "tile_tokens"));
-  c.swizzled = value_of(params, "tile_layout") == "swizzled";
-  c.token_bytes = std::stoi(value_of(params, "token_bytes"));
-  c.tiles_per_cta = std::stoi(value_of(params, "tiles_per_cta"));
-  return c;
-}
-
-TokenMajorConfig TokenMajorConfig::from(const Variant& variant) { return decode(variant.params); }
-
 Variant TokenMajorConfig::contiguous_variant() const {
-  Variant v;
-  for (const Axis& axis : contiguous().axes()) {
-    std::string value;
-    if (axis.name == "num_warps") value = std::to_string(num_warps);
-    else if (axis.name == "rows_per_cta") value = std::to_string(rows_per_cta);
-    else if (axis.name == "vector_bytes") value = std::to_string(vector_bytes);
-    else if (axis.name == "modulation") value = early_modulation ? "early" : "late";
-    else if (axis.name == "grid") value = persistent ? "persistent" : "full";
-    else value = fixed_row_plan().at(axis.name);
-    v.params.push_back({axis.name, value});
-  }
-  v.name = contiguous().variant_name(v.params);
-  return v;
+  LayerNormModulateConfig plan = fixed_row_plan();
+  plan.num_warps = num_warps;
+  plan.rows_per_cta = rows_per_cta;
+  plan.vector_bytes = vector_bytes;
+  plan.early_modulation = early_modulation;
+  plan.persistent = persistent;
+  return plan.variant();
 }
 
 // As token_tile<>::kRowStride in the kernel computes it (which checks the

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
@@ -24,7 +25,8 @@ namespace exactune {
 // in for one aten lane over several tokens (kernels/token_major_lanes.cuh).
 enum class TokenMajorRead { copy, tile, lanes };
 
-// The variant parameters of this family, decoded from a Variant.
+// The variant parameters of this family, decoded from a Variant by its axis
+// table (layer_norm_modulate_token_major_axes.cpp).
 struct TokenMajorConfig {
   TokenMajorRead read = TokenMajorRead::copy;
   int num_warps = 4;
@@ -47,6 +49,7 @@ struct TokenMajorConfig {
 
   static TokenMajorConfig from(const Variant& variant);
   static TokenMajorConfig decode(const std::vector<Param>& params);
+  static const TypedAxisTable<TokenMajorConfig>& table();
 
   // The contiguous family's variant that a copy variant runs after its copy,
   // and whose row plan a tile variant's second step is.

@@ -22,24 +22,8 @@ constexpr int kAtenWarpLanes = 32;   // a head row (<= 32 vectors) lives in aten
 constexpr int kMaxHeadDim = 4 * kAtenWarpLanes;
 constexpr int kLaneBudget = 8;       // aten lanes one thread may stand in for (about 64 registers, see exclusion)
 constexpr std::int64_t kMaxRows = (std::int64_t{1} << 30) - 1;  // rows per tensor: a joint grid of both fits in grid.x
-constexpr const char* kFusedTemplate = "families/qk_head_layer_norm/kernels/fused_qk_head_layer_norm.cuh";
 
-std::string value_of(const std::vector<Param>& params, const char* axis) {
-  for (const Param& p : params) {
-    if (p.axis == axis) return p.value;
-  }
-  throw error(fmt::format("qk_head_layer_norm: no value for axis '{}'", axis));
-}
-
-QkHeadLayerNormConfig decode(const std::vector<Param>& params) {
-  QkHeadLayerNormConfig c;
-  c.num_warps = std::stoi(value_of(params, "num_warps"));
-  c.rows_per_cta = std::stoi(value_of(params, "rows_per_cta"));
-  c.vector_bytes = std::stoi(value_of(params, "vector_bytes"));
-  c.folded_counts = value_of(params, "counts") == "fold";
-  c.split_grid = value_of(params, "qk_grid") == "split";
-  return c;
-}
+QkHeadLayerNormConfig decode(const std::vector<Param>& params) { return QkHeadLayerNormConfig::table().decode(params); }
 
 class QkHeadLayerNormFamily final : public KernelFamily {
  public:
@@ -111,25 +95,10 @@ class QkHeadLayerNormFamily final : public KernelFamily {
     return cut;
   }
 
-  std::vector<Axis> axes() const override {
-    return {
-        {"num_warps", "warps per CTA", {"1", "2", "4", "8"}},
-        {"rows_per_cta", "head rows one CTA normalises; a row gets 32 * num_warps / rows_per_cta threads of one warp",
-         {"1", "2", "4", "8", "16", "32", "64"}},
-        {"vector_bytes", "bytes per load and store (4 or 8 bf16: one or two of aten's vectors)", {"8", "16"}},
-        {"counts", "Welford's counts: carried with the data, shuffled with it and turned into weights at each "
-                   "combine (rcp), or derived from the aten lane and head_dim, so that shuffles move mean and m2 "
-                   "only and the weights are computed off the data's path (fold)",
-         {"rcp", "fold"}},
-        {"qk_grid", "one grid whose first CTAs serve q and the rest k (joint), or one launch per tensor (split)",
-         {"joint", "split"}},
-    };
-  }
+  std::vector<Axis> axes() const override { return QkHeadLayerNormConfig::table().axes(); }
 
   std::string variant_name(const std::vector<Param>& params) const override {
-    const QkHeadLayerNormConfig c = decode(params);
-    return fmt::format("w{}_r{}_v{}_{}_{}", c.num_warps, c.rows_per_cta, c.vector_bytes,
-                       c.folded_counts ? "fold" : "rcp", c.split_grid ? "split" : "joint");
+    return QkHeadLayerNormConfig::table().variant_name(params);
   }
 
   std::string exclusion(const std::vector<Param>& params, int head_dim) const override {
@@ -177,18 +146,8 @@ class QkHeadLayerNormFamily final : public KernelFamily {
   }
 
   CompileRequest variant_request(const Variant& variant, int head_dim, const std::string& target) const override {
-    const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
-    CompileRequest r;
-    r.name = fmt::format("{}@Dh{}", variant.name, head_dim);
-    r.main_file = kFusedTemplate;
-    r.name_expression =
-        fmt::format("&exactune_kernels::fused_qk_head_layer_norm<{}, {}, {}, {}, exactune_kernels::{}, "
-                    "exactune_kernels::{}>",
-                    head_dim, c.num_warps, c.rows_per_cta, c.aten_vectors_per_load(),
-                    c.folded_counts ? "qk_counts_fold" : "qk_counts_rcp",
-                    c.split_grid ? "qk_grid_split" : "qk_grid_joint");
-    r.target = target;
-    return r;
+    return QkHeadLayerNormConfig::table().request(variant, fmt::format("{}@Dh{}", variant.name, head_dim), head_dim,
+                                                   target);
   }
 
   std::vector<CompileRequest> support_requests(const std::string& target) const override {
@@ -270,8 +229,6 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 };
 
 }  // namespace
-
-QkHeadLayerNormConfig QkHeadLayerNormConfig::from(const Variant& variant) { return decode(variant.params); }
 
 LaunchGeometry QkHeadLayerNormConfig::geometry(std::int64_t rows) const {
   const unsigned groups = static_cast<unsigned>((rows + rows_per_cta - 1) / rows_per_cta);

@@ -5,6 +5,7 @@
 // with PyTorch 2.11's eager aten kernel (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
@@ -12,7 +13,8 @@
 
 namespace exactune {
 
-// The variant parameters of this family, decoded from a Variant.
+// The variant parameters of this family, decoded from a Variant by its axis
+// table (qk_head_layer_norm_axes.cpp).
 struct QkHeadLayerNormConfig {
   int num_warps = 4;
   int rows_per_cta = 4;
@@ -23,6 +25,7 @@ struct QkHeadLayerNormConfig {
   int threads_per_row() const { return 32 * num_warps / rows_per_cta; }
   int aten_vectors_per_load() const { return vector_bytes / 8; }
   static QkHeadLayerNormConfig from(const Variant& variant);
+  static const TypedAxisTable<QkHeadLayerNormConfig>& table();
 
   // One launch over `rows` rows of each tensor, the same for the harness and
   // the runtime: a joint grid covers q's row groups then k's; a split grid is

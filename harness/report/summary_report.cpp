@@ -208,9 +208,10 @@ std::string not_exact_section(const SweepResults& r) {
   return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
 }
 
-// Per shape and axis, the fastest exact variant with each value of that axis:
-// what each lever (every lever is an axis) is worth on this shape, measured.
-std::string axis_effects_section(const SweepResults& r, TimingRegime regime) {
+// Per shape and axis, the fastest exact variant with each value of that axis,
+// among the variants where the axis applies (KernelFamily::axis_applies): what
+// each lever (every lever is an axis) is worth on this shape, measured.
+std::string axis_effects_section(const SweepResults& r, const KernelFamily& family, TimingRegime regime) {
   std::vector<std::string> axes;
   for (const ShapeResult& s : r.shapes) {
     for (const VariantResult& v : s.variants) {
@@ -232,7 +233,8 @@ std::string axis_effects_section(const SweepResults& r, TimingRegime regime) {
       std::vector<std::pair<std::string, double>> best;  // value -> fastest median in the regime, in axis order
       for (const VariantResult& v : s.variants) {
         const std::optional<Timing>& t = v.timing(regime);
-        if (!t) continue;
+        // A variant whose part of the space holds the axis fixed says nothing of what its values are worth.
+        if (!t || !family.axis_applies(axis, v.params)) continue;
         for (const Param& p : v.params) {
           if (p.axis != axis) continue;
           auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
@@ -349,7 +351,7 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
                      "variant with each value of the axis. Every speed lever is an axis, so this is each lever "
                      "measured against all the others in the same run.\n\n",
                      regime_label(figure)) +
-         axis_effects_section(r, figure) + "\n";
+         axis_effects_section(r, family, figure) + "\n";
   out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
   return out;
 }

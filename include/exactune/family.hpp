@@ -44,6 +44,8 @@ struct Axis {
 struct Param {
   std::string axis;
   std::string value;
+
+  friend bool operator==(const Param&, const Param&) = default;
 };
 
 struct Variant {
@@ -118,6 +120,15 @@ class KernelFamily {
   virtual std::string variant_name(const std::vector<Param>& params) const = 0;
   // Why this combination cannot serve problems of this size; empty when it can.
   virtual std::string exclusion(const std::vector<Param>& params, int size) const = 0;
+  // Whether `axis` is a lever of the variant with these params: false where
+  // the variant's part of the space holds the axis at a fixed value (a layout
+  // of shared memory, for a kernel that holds none). Reports credit an axis's
+  // values only with the variants where it applies.
+  virtual bool axis_applies(const std::string& axis, const std::vector<Param>& params) const {
+    (void)axis;
+    (void)params;
+    return true;
+  }
 
   // --- compile
   virtual CompileRequest variant_request(const Variant& variant, int size, const std::string& target) const = 0;

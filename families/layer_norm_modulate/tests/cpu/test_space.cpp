@@ -2,6 +2,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "support/axis_table_round_trip.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include <exactune/space.hpp>
 
@@ -31,6 +32,11 @@ TEST_CASE("the space is the full product of the axes, with unique names") {
   std::set<std::string> names;
   for (const Candidate& c : space) names.insert(c.variant.name);
   REQUIRE(names.size() == space.size());
+}
+
+TEST_CASE("every value of every axis round-trips through name, params and compile request") {
+  exactune_test::check_axis_table_round_trip(layer_norm_modulate_family(), LayerNormModulateConfig::table(),
+                                             {72, 1000, 2240, 4096});
 }
 
 TEST_CASE("names are stable, readable, and carry every parameter") {

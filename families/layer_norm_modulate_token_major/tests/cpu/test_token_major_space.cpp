@@ -1,11 +1,14 @@
-// The token-major family's space and shapes: its copy variants are the
-// contiguous family's variants behind a copy, its tile variants respect the
+// The token-major family's space and shapes: its axis table carries every
+// value through name, params and compile request, its copy variants are the
+// contiguous family's variants behind a copy, an axis applies only where its
+// part of the space has it as a lever, its tile variants respect the
 // shared-memory limit, and its input memory is torch's permuted layout.
 #include <fmt/format.h>
 
 #include <set>
 
 #include "catch.hpp"
+#include "support/axis_table_round_trip.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"
@@ -34,6 +37,50 @@ TEST_CASE("the family is registered and reads its default shapes", "[token_major
   CHECK(shapes.shapes[1].rows() == 37);
 }
 
+TEST_CASE("every value of every axis round-trips through name, params and compile request", "[token_major_space]") {
+  exactune_test::check_axis_table_round_trip(family(), TokenMajorConfig::table(), {72, 1000, 2240, 4096});
+}
+
+TEST_CASE("the in-place reads instantiate their templates with the variant's values", "[token_major_space]") {
+  const auto request = [](const std::string& name) {
+    for (const Variant& v : valid_variants(family(), 2240)) {
+      if (v.name == name) return family().variant_request(v, 2240, "sm_90");
+    }
+    FAIL("no valid variant " << name);
+    return CompileRequest{};
+  };
+  // The tile kernel counts aten vectors per row load and 4-byte words per token load.
+  const CompileRequest tile = request("tile16_swizzled_n8_w4_r1_v8_late");
+  CHECK(tile.main_file == "families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh");
+  CHECK(tile.name_expression == "&exactune_kernels::token_major_layer_norm_modulate<2240, 4, 1, 1, "
+                                "exactune_kernels::modulation_late, 16, exactune_kernels::tile_swizzled, 2>");
+  // The lanes kernel takes the threads that share a lane and each one's tokens.
+  const CompileRequest lanes = request("lanes8x2_n8_w8_early");
+  CHECK(lanes.main_file == "families/layer_norm_modulate_token_major/kernels/token_major_lanes.cuh");
+  CHECK(lanes.name_expression ==
+        "&exactune_kernels::token_major_lanes_layer_norm_modulate<2240, 2, 4, exactune_kernels::modulation_early, 2>");
+}
+
+TEST_CASE("an axis applies where its part of the space has it as a lever", "[token_major_space]") {
+  const auto applies_to = [](const std::string& read) {
+    std::vector<Param> params = family().global_default().params;
+    for (Param& p : params) {
+      if (p.axis == "read") p.value = read;
+    }
+    std::set<std::string> axes;
+    for (const Axis& a : family().axes()) {
+      if (family().axis_applies(a.name, params)) axes.insert(a.name);
+    }
+    return axes;
+  };
+  CHECK(applies_to("copy") ==
+        std::set<std::string>{"read", "num_warps", "rows_per_cta", "vector_bytes", "modulation", "grid"});
+  CHECK(applies_to("tile") == std::set<std::string>{"read", "num_warps", "rows_per_cta", "vector_bytes", "modulation",
+                                                    "tile_tokens", "tile_layout", "token_bytes"});
+  CHECK(applies_to("lanes") ==
+        std::set<std::string>{"read", "num_warps", "modulation", "tile_tokens", "token_bytes", "tiles_per_cta"});
+}
+
 TEST_CASE("copy variants are the contiguous variants with the fixed levers, behind the copy", "[token_major_space]") {
   for (int hidden : {2240, 3072, 72}) {
     INFO("hidden " << hidden);
@@ -45,6 +92,10 @@ TEST_CASE("copy variants are the contiguous variants with the fixed levers, behi
       CHECK(contiguous.name.find("_predicated_") != std::string::npos);
       CHECK(contiguous.name.find("_registers_rcp_") != std::string::npos);
       copies.insert(contiguous.name);
+      // Each lever of a copy variant reaches its kernel as the contiguous family's value.
+      for (const Param& p : v.params) {
+        if (p.axis != "read" && family().axis_applies(p.axis, v.params)) CHECK(contiguous.param(p.axis) == p.value);
+      }
       // The same kernel as the contiguous family's: one cache entry for both.
       const CompileRequest ours = family().variant_request(v, hidden, "sm_90");
       const CompileRequest theirs = layer_norm_modulate_family().variant_request(contiguous, hidden, "sm_90");
