@@ -225,8 +225,12 @@ __device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int 
   return bf16x2_fma(a, b, 0x80008000u);  // -0.0 in both halves
 }
 #else
-__device__ __forceinline__ unsigned int bf16x2_add(unsigned int a, unsigned int b) { return bf16x2_add_via_float32(a, b); }
-__device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int b) { return bf16x2_mul_via_float32(a, b); }
+__device__ __forceinline__ unsigned int bf16x2_add(unsigned int a, unsigned int b) {
+  return bf16x2_add_via_float32(a, b);
+}
+__device__ __forceinline__ unsigned int bf16x2_mul(unsigned int a, unsigned int b) {
+  return bf16x2_mul_via_float32(a, b);
+}
 #endif
 
 }  // namespace exactune_kernels

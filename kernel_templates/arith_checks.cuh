@@ -34,8 +34,8 @@ __device__ __forceinline__ void record_disagreement(arith_check_result* result, 
 
 __global__ void arith_checks(arith_check_result* result) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long n = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
-       n < (1ull << 32); n += stride) {
+  for (unsigned long long n = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; n < (1ull << 32);
+       n += stride) {
     const unsigned int i = static_cast<unsigned int>(n);
     const float f = __uint_as_float(i), g = __uint_as_float(~i);
 

@@ -28,8 +28,8 @@ struct compare_summary {
 constexpr unsigned compare_block_threads = 256;
 
 __global__ void __launch_bounds__(compare_block_threads)
-compare_bits(const unsigned short* __restrict__ expected, const unsigned short* __restrict__ actual, long long n,
-             long long index_base, compare_summary* summary) {
+    compare_bits(const unsigned short* __restrict__ expected, const unsigned short* __restrict__ actual, long long n,
+                 long long index_base, compare_summary* summary) {
   unsigned long long mismatches = 0;
   unsigned long long first_index = ~0ull;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;

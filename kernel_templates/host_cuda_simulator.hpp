@@ -442,7 +442,7 @@ inline bool block_runner::choose_schedule() {
   schedule_ = schedule::round_robin;
   if (setting == nullptr || std::strcmp(setting, "") == 0 || std::strcmp(setting, "round_robin") == 0) return true;
   for (const auto& [name, order] : {std::pair{"reverse", schedule::reverse}, std::pair{"ahead", schedule::ahead},
-                                     std::pair{"behind", schedule::behind}}) {
+                                    std::pair{"behind", schedule::behind}}) {
     if (std::strcmp(setting, name) == 0) {
       schedule_ = order;
       return true;
@@ -454,8 +454,8 @@ inline bool block_runner::choose_schedule() {
     if (end != setting + 7 && *end == '\0') {
       schedule_ = schedule::random;
       // One sequence per (seed, block): reproducible whatever OS thread runs the block.
-      random_state_ = (seed + 1) * 0x9e3779b97f4a7c15ull ^
-                      ((block_idx.x + 1ull) * 0xbf58476d1ce4e5b9ull + block_idx.y * 0x94d049bb133111ebull + block_idx.z);
+      random_state_ = (seed + 1) * 0x9e3779b97f4a7c15ull ^ ((block_idx.x + 1ull) * 0xbf58476d1ce4e5b9ull +
+                                                            block_idx.y * 0x94d049bb133111ebull + block_idx.z);
       if (random_state_ == 0) random_state_ = 1;
       return true;
     }
@@ -468,9 +468,9 @@ inline bool block_runner::choose_schedule() {
 inline bool block_runner::run(uint3 block_idx_value) {
   prepare(block_idx_value);
   if (!choose_schedule()) return false;
-  current = schedule_ == schedule::random                                        ? &fibers_[next_random() % fibers_.size()]
+  current = schedule_ == schedule::random                                     ? &fibers_[next_random() % fibers_.size()]
             : schedule_ == schedule::reverse || schedule_ == schedule::behind ? &fibers_.back()
-                                                                             : &fibers_.front();
+                                                                              : &fibers_.front();
   switch_context(scheduler_, current->context);
   if (failed_) return false;
   if (finished_ < fibers_.size()) {

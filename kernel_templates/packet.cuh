@@ -9,29 +9,44 @@ namespace exactune_kernels {
 
 // Words 32-bit words of bf16 pairs (1, 2 or 4) held as one scalar, uint2 or
 // uint4, so that one load or store moves them all.
-template <int Words> struct bf16_words;
-template <> struct bf16_words<1> {
+template <int Words>
+struct bf16_words;
+template <>
+struct bf16_words<1> {
   unsigned int v;
   __device__ __forceinline__ unsigned int word(int) const { return v; }
   __device__ __forceinline__ void set_word(int, unsigned int w) { v = w; }
 };
-template <> struct bf16_words<2> {
+template <>
+struct bf16_words<2> {
   uint2 v;
   __device__ __forceinline__ unsigned int word(int i) const { return i == 0 ? v.x : v.y; }
-  __device__ __forceinline__ void set_word(int i, unsigned int w) { if (i == 0) v.x = w; else v.y = w; }
-};
-template <> struct bf16_words<4> {
-  uint4 v;
-  __device__ __forceinline__ unsigned int word(int i) const {
-    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-  }
   __device__ __forceinline__ void set_word(int i, unsigned int w) {
-    if (i == 0) v.x = w; else if (i == 1) v.y = w; else if (i == 2) v.z = w; else v.w = w;
+    if (i == 0)
+      v.x = w;
+    else
+      v.y = w;
+  }
+};
+template <>
+struct bf16_words<4> {
+  uint4 v;
+  __device__ __forceinline__ unsigned int word(int i) const { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+  __device__ __forceinline__ void set_word(int i, unsigned int w) {
+    if (i == 0)
+      v.x = w;
+    else if (i == 1)
+      v.y = w;
+    else if (i == 2)
+      v.z = w;
+    else
+      v.w = w;
   }
 };
 
 // VecLanes aten vectors of 4 bf16: two words each.
-template <int VecLanes> using packet = bf16_words<2 * VecLanes>;
+template <int VecLanes>
+using packet = bf16_words<2 * VecLanes>;
 
 // Words words from p, aligned to their 4 * Words bytes, in one load.
 template <int Words>
@@ -60,8 +75,7 @@ template <int Words>
 __device__ __forceinline__ void copy_words_async(bf16_words<Words>* to_shared, const bf16_bits* from_global) {
 #if defined(__CUDA_ARCH__)
   const unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(to_shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(address), "l"(from_global), "n"(4 * Words)
-               : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(address), "l"(from_global), "n"(4 * Words) : "memory");
 #else
   *to_shared = load_words<Words>(from_global);
 #endif

@@ -13,9 +13,8 @@
 namespace exactune_kernels {
 
 __global__ void __launch_bounds__(128)
-aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y,
-                float* __restrict__ mean_out, float* __restrict__ rstd_out, int row_length,
-                float epsilon) {
+    aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y, float* __restrict__ mean_out,
+                    float* __restrict__ rstd_out, int row_length, float epsilon) {
   constexpr int kVec = 4;
   const int t = threadIdx.x + blockDim.x * threadIdx.y;
   const int threads = blockDim.x * blockDim.y;
@@ -61,10 +60,8 @@ aten_layer_norm(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y,
   for (int v = t; v < row_vectors; v += threads) {
     const uint2 packet = *reinterpret_cast<const uint2*>(row_x + v * kVec);
     uint2 result;
-    result.x = pack_bf16x2(layer_norm_value(low_half(packet.x), row),
-                           layer_norm_value(high_half(packet.x), row));
-    result.y = pack_bf16x2(layer_norm_value(low_half(packet.y), row),
-                           layer_norm_value(high_half(packet.y), row));
+    result.x = pack_bf16x2(layer_norm_value(low_half(packet.x), row), layer_norm_value(high_half(packet.x), row));
+    result.y = pack_bf16x2(layer_norm_value(low_half(packet.y), row), layer_norm_value(high_half(packet.y), row));
     *reinterpret_cast<uint2*>(row_y + v * kVec) = result;
   }
 }

@@ -26,13 +26,13 @@ const TypedAxisTable<LayerNormModulateConfig>& LayerNormModulateConfig::table() 
                    &C::row_in_registers,
                    {{"reload", false, "exactune_kernels::pass2_reload"},
                     {"registers", true, "exactune_kernels::pass2_registers"}}),
-          axis_row("counts",
-                   "Welford's 1/count: computed from the counts carried with the data at each push and combine "
-                   "(rcp), or derived from the lane and hidden size, folded at compile time where constant and "
-                   "off the critical path elsewhere (fold)",
-                   &C::folded_counts,
-                   {{"rcp", false, "exactune_kernels::counts_runtime"},
-                    {"fold", true, "exactune_kernels::counts_folded"}}),
+          axis_row(
+              "counts",
+              "Welford's 1/count: computed from the counts carried with the data at each push and combine "
+              "(rcp), or derived from the lane and hidden size, folded at compile time where constant and "
+              "off the critical path elsewhere (fold)",
+              &C::folded_counts,
+              {{"rcp", false, "exactune_kernels::counts_runtime"}, {"fold", true, "exactune_kernels::counts_folded"}}),
           axis_row("modulation",
                    "when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers "
                    "across the reduction (early)",

@@ -2,19 +2,20 @@
 
 #include <fmt/format.h>
 
-#include "layer_norm_modulate_workload.hpp"
-
 #include <algorithm>
-#include <exactune/family_registry.hpp>
 #include <map>
+
+#include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
+
+#include "layer_norm_modulate_workload.hpp"
 
 namespace exactune {
 namespace {
 
-constexpr int kAtenLanesPerRow = 128;     // aten's block of (32, 4) threads per row
-constexpr int kRowRegisterBudget = 64;    // 32-bit registers a thread may spend holding its part of a row
-constexpr int kMaxHidden = 8192;         // the largest hidden size the tuning space covers
+constexpr int kAtenLanesPerRow = 128;   // aten's block of (32, 4) threads per row
+constexpr int kRowRegisterBudget = 64;  // 32-bit registers a thread may spend holding its part of a row
+constexpr int kMaxHidden = 8192;        // the largest hidden size the tuning space covers
 constexpr const char* kEagerTemplate = "families/layer_norm_modulate/kernels/eager_chain.cuh";
 
 LayerNormModulateConfig decode(const std::vector<Param>& params) {
@@ -38,11 +39,14 @@ class LayerNormModulateFamily final : public KernelFamily {
     return {
         {"batch", "batch size, > 0", true, {}},
         {"tokens", "tokens per batch element, > 0", true, {}},
-        {"hidden", "hidden size: a multiple of 4 in 4..8192 (aten's vectorized LayerNorm needs hidden % 4 == 0)",
-         true, {}},
+        {"hidden",
+         "hidden size: a multiple of 4 in 4..8192 (aten's vectorized LayerNorm needs hidden % 4 == 0)",
+         true,
+         {}},
         {"eps", "the LayerNorm epsilon, > 0", false, {}},
-        {"modulation_rows", "scale and shift are rows of a (batch, modulation_rows, hidden) embedding; 1 means "
-                            "contiguous (batch, 1, hidden) tensors, 6 chunks of adaLN-Zero's (batch, 6, hidden)",
+        {"modulation_rows",
+         "scale and shift are rows of a (batch, modulation_rows, hidden) embedding; 1 means "
+         "contiguous (batch, 1, hidden) tensors, 6 chunks of adaLN-Zero's (batch, 6, hidden)",
          true, 1.0},
     };
   }
@@ -51,7 +55,8 @@ class LayerNormModulateFamily final : public KernelFamily {
 
   std::string parameter_problem(const std::string& name, double value) const override {
     if (name == "hidden") {
-      if (value <= 0 || value > kMaxHidden) return fmt::format("hidden {} is out of range (must be 1..{})", value, kMaxHidden);
+      if (value <= 0 || value > kMaxHidden)
+        return fmt::format("hidden {} is out of range (must be 1..{})", value, kMaxHidden);
       if (static_cast<std::int64_t>(value) % 4 != 0) {
         return fmt::format("hidden {} is not a multiple of 4 (aten's vectorized LayerNorm needs hidden % 4 == 0)",
                            value);
@@ -95,14 +100,15 @@ class LayerNormModulateFamily final : public KernelFamily {
     const LayerNormModulateConfig c = decode(params);
     const int threads_in_cta = 32 * c.num_warps;
     if (threads_in_cta % c.rows_per_cta != 0 || c.threads_per_row() < 32) {
-      return fmt::format("{} rows over {} threads leave less than a warp per row; a row needs whole warps "
-                         "because aten's in-warp shuffle tree runs inside one",
-                         c.rows_per_cta, threads_in_cta);
+      return fmt::format(
+          "{} rows over {} threads leave less than a warp per row; a row needs whole warps "
+          "because aten's in-warp shuffle tree runs inside one",
+          c.rows_per_cta, threads_in_cta);
     }
     const int threads = c.threads_per_row();
     if (threads > kAtenLanesPerRow) {
-      return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept",
-                         threads, kAtenLanesPerRow);
+      return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept", threads,
+                         kAtenLanesPerRow);
     }
     const int lanes_per_load = c.aten_vectors_per_load();
     if (threads * lanes_per_load > kAtenLanesPerRow) {
@@ -110,16 +116,18 @@ class LayerNormModulateFamily final : public KernelFamily {
                          c.vector_bytes, lanes_per_load, threads, threads * lanes_per_load, kAtenLanesPerRow);
     }
     if (c.vector_bytes == 16 && hidden % 8 != 0) {
-      return fmt::format("16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
-                         "(hidden {} leaves rows 8-byte aligned only)",
-                         hidden);
+      return fmt::format(
+          "16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
+          "(hidden {} leaves rows 8-byte aligned only)",
+          hidden);
     }
     const int row_vectors = hidden / 4;
     const int chunk_vectors = threads * lanes_per_load;
     if (c.peeled_tail && row_vectors % chunk_vectors == 0) {
-      return fmt::format("no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
-                         "so peeled compiles to the same kernel as predicated",
-                         row_vectors, chunk_vectors);
+      return fmt::format(
+          "no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
+          "so peeled compiles to the same kernel as predicated",
+          row_vectors, chunk_vectors);
     }
     if (c.persistent && !c.row_in_registers) {
       return "a persistent CTA holds the current row in registers while the next one loads: it needs pass2 "
@@ -134,19 +142,20 @@ class LayerNormModulateFamily final : public KernelFamily {
     const int held_registers = per_copy * (rows_held + (c.early_modulation ? 2 : 0));
     if (held_registers > kRowRegisterBudget) {
       const std::string rows = c.persistent ? "two rows" : "the row";
-      return fmt::format("holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
-                         "each), over the budget of {}",
-                         c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
-                         : c.row_in_registers                     ? rows
-                                                                  : std::string("scale and shift"),
-                         held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
+      return fmt::format(
+          "holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
+          "each), over the budget of {}",
+          c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
+          : c.row_in_registers                     ? rows
+                                                   : std::string("scale and shift"),
+          held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
     }
     return {};
   }
 
   CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
     return LayerNormModulateConfig::table().request(variant, fmt::format("{}@D{}", variant.name, hidden), hidden,
-                                                     target);
+                                                    target);
   }
 
   std::vector<CompileRequest> support_requests(const std::string& target) const override {
@@ -217,8 +226,8 @@ class LayerNormModulateFamily final : public KernelFamily {
                                   c.eps)};
     }
     const std::string offset = c.offset != 0 ? fmt::format("{:g} + ", c.offset) : "";
-    return {c.name, fmt::format("x ~ {}{:g} * N(mu_row, 1), scale holding -1, 0, 1, eps {:g}", offset, c.amplitude,
-                                c.eps)};
+    return {c.name,
+            fmt::format("x ~ {}{:g} * N(mu_row, 1), scale holding -1, 0, 1, eps {:g}", offset, c.amplitude, c.eps)};
   }
 };
 

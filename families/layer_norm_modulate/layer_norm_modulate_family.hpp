@@ -3,12 +3,13 @@
 // bit-exact with PyTorch 2.11's eager chain (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <string>
+
 #include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
-#include <functional>
 #include <exactune/shapes.hpp>
-#include <string>
 
 namespace exactune {
 
@@ -17,8 +18,8 @@ namespace exactune {
 struct LayerNormModulateConfig {
   int num_warps = 4;
   int rows_per_cta = 1;
-  bool peeled_tail = false;  // else predicated
-  int vector_bytes = 8;      // 8 or 16
+  bool peeled_tail = false;       // else predicated
+  int vector_bytes = 8;           // 8 or 16
   bool row_in_registers = false;  // else pass 2 re-reads x
   bool folded_counts = false;     // else 1/count computed from the data's counts
   bool early_modulation = false;  // scale/shift loaded with x in pass 1, else in pass 2

@@ -23,7 +23,7 @@ struct ModulateInputs {
   std::vector<std::uint16_t> embedding;  // batch * modulation_stride
   std::int64_t scale_offset = 0;         // elements from embedding start to scale's row of batch 0
   std::int64_t shift_offset = 0;
-  float eps = 0;                         // the float32 cast of the double eps, as aten takes it
+  float eps = 0;  // the float32 cast of the double eps, as aten takes it
 };
 
 // The cases of a shape whose eps is `shape_eps`: every case runs at the shape's

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <exactune/error.hpp>
+
 #include "layer_norm_modulate_family.hpp"
 
 namespace exactune {
@@ -14,13 +15,10 @@ constexpr unsigned kElementwiseThreads = 256;
 constexpr unsigned kMaxElementwiseBlocks = 4096;
 constexpr std::uint8_t kPoisonByte = 0xff;  // 0xffff is a NaN no kernel produces
 
-
 unsigned elementwise_blocks(std::int64_t n) {
-  return static_cast<unsigned>(std::clamp<std::int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1,
-                                                        kMaxElementwiseBlocks));
+  return static_cast<unsigned>(
+      std::clamp<std::int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1, kMaxElementwiseBlocks));
 }
-
-
 
 }  // namespace
 
@@ -34,9 +32,10 @@ LayerNormModulateWorkload::LayerNormModulateWorkload(Backend& backend, const Sup
       eps_(inputs.eps),
       elements_(shape.rows() * problem_.hidden) {
   if (problem_.hidden % 4 != 0 || problem_.hidden <= 0 || problem_.hidden > 8192) {
-    throw input_error(fmt::format("shape {}: hidden {} is not served (aten's vectorized LayerNorm needs hidden % 4 "
-                                  "== 0; exactune tunes hidden <= 8192)",
-                                  shape.name, problem_.hidden));
+    throw input_error(
+        fmt::format("shape {}: hidden {} is not served (aten's vectorized LayerNorm needs hidden % 4 "
+                    "== 0; exactune tunes hidden <= 8192)",
+                    shape.name, problem_.hidden));
   }
   const std::int64_t b = problem_.batch;
   x_ = DeviceBuffer(backend, padded_bytes(elements_, 2) + 16);
@@ -64,16 +63,17 @@ void LayerNormModulateWorkload::launch_reference() {
   require_aligned(y_.address(), 8, "the LayerNorm output", why);
   const std::int64_t rows = shape_.rows();
   launch_kernel(backend_, support_.get("aten_layer_norm"), Dim3{static_cast<unsigned>(rows), 1, 1}, Dim3{32, 4, 1},
-         x_at_, y_.address(), mean_.address(), rstd_.address(), problem_.hidden, eps_);
+                x_at_, y_.address(), mean_.address(), rstd_.address(), problem_.hidden, eps_);
   const std::int64_t bd = static_cast<std::int64_t>(problem_.batch) * problem_.hidden;
-  launch_kernel(backend_, support_.get("eager_one_plus"), Dim3{elementwise_blocks(bd), 1, 1}, Dim3{kElementwiseThreads, 1, 1},
-         scale_, t_.address(), problem_.batch, problem_.hidden, static_cast<long long>(problem_.modulation_stride));
+  launch_kernel(backend_, support_.get("eager_one_plus"), Dim3{elementwise_blocks(bd), 1, 1},
+                Dim3{kElementwiseThreads, 1, 1}, scale_, t_.address(), problem_.batch, problem_.hidden,
+                static_cast<long long>(problem_.modulation_stride));
   const Dim3 grid{elementwise_blocks(elements_), 1, 1};
-  launch_kernel(backend_, support_.get("eager_scale"), grid, Dim3{kElementwiseThreads, 1, 1}, y_.address(), t_.address(),
-         u_.address(), static_cast<long long>(rows), problem_.tokens, problem_.hidden);
+  launch_kernel(backend_, support_.get("eager_scale"), grid, Dim3{kElementwiseThreads, 1, 1}, y_.address(),
+                t_.address(), u_.address(), static_cast<long long>(rows), problem_.tokens, problem_.hidden);
   launch_kernel(backend_, support_.get("eager_shift"), grid, Dim3{kElementwiseThreads, 1, 1}, u_.address(), shift_,
-         reference_out_.address(), static_cast<long long>(rows), problem_.tokens, problem_.hidden,
-         static_cast<long long>(problem_.modulation_stride));
+                reference_out_.address(), static_cast<long long>(rows), problem_.tokens, problem_.hidden,
+                static_cast<long long>(problem_.modulation_stride));
 }
 
 void LayerNormModulateWorkload::poison_output() { backend_.fill(out_.address(), kPoisonByte, out_.bytes()); }
@@ -104,8 +104,8 @@ void LayerNormModulateWorkload::require_row_operands_aligned(unsigned vector_byt
 
 void LayerNormModulateWorkload::launch_copy() {
   const long long packets = static_cast<long long>(padded_bytes(elements_, 2) / 16);
-  launch_kernel(backend_, support_.get("copy_bytes"), Dim3{elementwise_blocks(packets), 1, 1}, Dim3{256, 1, 1},
-         x_at_, copy_dst_.address(), packets);
+  launch_kernel(backend_, support_.get("copy_bytes"), Dim3{elementwise_blocks(packets), 1, 1}, Dim3{256, 1, 1}, x_at_,
+                copy_dst_.address(), packets);
 }
 
 std::int64_t LayerNormModulateWorkload::bytes_moved() const { return layer_norm_modulate_family().bytes_moved(shape_); }
@@ -134,8 +134,12 @@ std::vector<std::uint16_t> LayerNormModulateWorkload::download_output() {
 std::vector<std::uint16_t> LayerNormModulateWorkload::download_layer_norm_output() {
   return download<std::uint16_t>(backend_, y_, elements_);
 }
-std::vector<float> LayerNormModulateWorkload::download_mean() { return download<float>(backend_, mean_, shape_.rows()); }
-std::vector<float> LayerNormModulateWorkload::download_rstd() { return download<float>(backend_, rstd_, shape_.rows()); }
+std::vector<float> LayerNormModulateWorkload::download_mean() {
+  return download<float>(backend_, mean_, shape_.rows());
+}
+std::vector<float> LayerNormModulateWorkload::download_rstd() {
+  return download<float>(backend_, rstd_, shape_.rows());
+}
 
 std::unique_ptr<Workload> make_layer_norm_modulate_workload(Backend& backend, const SupportKernels& support,
                                                             const Shape& shape, const InputCase& input_case,

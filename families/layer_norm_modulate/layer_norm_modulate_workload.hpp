@@ -4,9 +4,10 @@
 #include <memory>
 #include <string>
 
+#include <exactune/workload.hpp>
+
 #include "layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate_inputs.hpp"
-#include <exactune/workload.hpp>
 
 namespace exactune {
 

@@ -28,7 +28,8 @@ const TypedAxisTable<TokenMajorConfig>& TokenMajorConfig::table() {
                    "in shared memory (tile), or with no transpose, each thread one of aten's lanes for several "
                    "tokens (lanes)",
                    &C::read,
-                   {{"copy", TokenMajorRead::copy, ""}, {"tile", TokenMajorRead::tile, ""},
+                   {{"copy", TokenMajorRead::copy, ""},
+                    {"tile", TokenMajorRead::tile, ""},
                     {"lanes", TokenMajorRead::lanes, ""}}),
           // The lanes kernel takes the threads that share an aten lane, 4 warps
           // each (the exclusion keeps tile_tokens their runs' tokens).
@@ -96,11 +97,11 @@ const TypedAxisTable<TokenMajorConfig>& TokenMajorConfig::table() {
                               unless_first("_{grid}"), unless_first("_x{tiles_per_cta}")},
               .held = {{{"tiles_per_cta"}, kOneTileACta},
                        {{"grid"}, "a tile variant's CTA normalises its own tile: one CTA per tile (full)"}},
-              .kernel = KernelTemplate{
-                  "families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh",
-                  "&exactune_kernels::token_major_layer_norm_modulate",
-                  {"num_warps", "rows_per_cta", "vector_bytes", "modulation", "tile_tokens", "tile_layout",
-                   "token_bytes"}},
+              .kernel =
+                  KernelTemplate{"families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh",
+                                 "&exactune_kernels::token_major_layer_norm_modulate",
+                                 {"num_warps", "rows_per_cta", "vector_bytes", "modulation", "tile_tokens",
+                                  "tile_layout", "token_bytes"}},
           },
           // A lanes variant's row plan is its own: a thread is an aten lane.
           AxisPart{

@@ -42,12 +42,11 @@ const KernelFamily& contiguous() { return layer_norm_modulate_family(); }
 std::string lanes_exclusion(const TokenMajorConfig& c, int hidden) {
   const int lane_tokens = c.token_bytes / 2;
   if (c.tile_tokens % lane_tokens != 0 || (c.run_threads() != 1 && c.run_threads() != 2 && c.run_threads() != 4)) {
-    return fmt::format("a tile of {} tokens is not 1, 2 or 4 threads' runs of {} tokens", c.tile_tokens,
-                       lane_tokens);
+    return fmt::format("a tile of {} tokens is not 1, 2 or 4 threads' runs of {} tokens", c.tile_tokens, lane_tokens);
   }
   if (c.num_warps != 4 * c.run_threads()) {
-    return fmt::format("{} threads to a lane over a tile of {} tokens need num_warps {}", c.run_threads(), c.tile_tokens,
-                       4 * c.run_threads());
+    return fmt::format("{} threads to a lane over a tile of {} tokens need num_warps {}", c.run_threads(),
+                       c.tile_tokens, 4 * c.run_threads());
   }
   if (hidden % 4 != 0) return fmt::format("hidden {} is not a multiple of 4 (aten's vectors)", hidden);
   const int rounds = (hidden / 4 + kAtenLanes - 1) / kAtenLanes;
@@ -110,9 +109,10 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     const Variant row_plan = c.contiguous_variant();
     if (std::string why = contiguous().exclusion(row_plan.params, hidden); !why.empty()) return why;
     if (tile && c.tile_bytes(hidden) > kMaxTileBytes) {
-      return fmt::format("a tile of {} tokens of {} values takes {} bytes of shared memory, over the {} a CTA may "
-                         "hold on sm_90",
-                         c.tile_tokens, hidden, c.tile_bytes(hidden), kMaxTileBytes);
+      return fmt::format(
+          "a tile of {} tokens of {} values takes {} bytes of shared memory, over the {} a CTA may "
+          "hold on sm_90",
+          c.tile_tokens, hidden, c.tile_bytes(hidden), kMaxTileBytes);
     }
     return {};
   }

@@ -37,7 +37,7 @@ struct TokenMajorConfig {
   int tile_tokens = 8;      // in-place variants only, from here on
   bool swizzled = false;    // tile variants only
   int token_bytes = 4;
-  int tiles_per_cta = 1;    // lanes variants only
+  int tiles_per_cta = 1;  // lanes variants only
 
   bool in_place() const { return read != TokenMajorRead::copy; }
   // Lanes variants: the threads that share one aten lane, each with

@@ -9,9 +9,9 @@
 namespace exactune {
 namespace {
 
-constexpr unsigned kTransposeTile = 32;          // transpose_tokens.cuh's tile
+constexpr unsigned kTransposeTile = 32;  // transpose_tokens.cuh's tile
 constexpr unsigned kTransposeRowsPerPass = 8;
-constexpr std::uint8_t kPoisonByte = 0xff;       // 0xffff is a NaN no copy of real inputs holds
+constexpr std::uint8_t kPoisonByte = 0xff;  // 0xffff is a NaN no copy of real inputs holds
 
 }  // namespace
 
@@ -35,7 +35,8 @@ TokenMajorWorkload::TokenMajorWorkload(Backend& backend, const SupportKernels& s
       eps_(inputs.eps),
       contiguous_(backend, support, shape, inputs),
       token_major_x_(backend, padded_bytes(static_cast<std::int64_t>(inputs.x.size()), 2)) {
-  const std::vector<std::uint16_t> memory = transpose_batches(inputs.x, problem_.batch, problem_.tokens, problem_.hidden);
+  const std::vector<std::uint16_t> memory =
+      transpose_batches(inputs.x, problem_.batch, problem_.tokens, problem_.hidden);
   backend.upload(token_major_x_.address(), memory.data(), memory.size() * 2);
   const LayerNormModulateWorkload::Operands operands = contiguous_.operands();
   backend.fill(operands.x, kPoisonByte, operands.x_bytes);
@@ -74,9 +75,8 @@ void TokenMajorWorkload::launch_variant(const LoadedKernel& kernel, const Varian
   backend_.launch(kernel, geometry, args);
 }
 
-std::unique_ptr<Workload> make_token_major_workload(Backend& backend, const SupportKernels& support,
-                                                    const Shape& shape, const InputCase& input_case,
-                                                    std::uint64_t seed) {
+std::unique_ptr<Workload> make_token_major_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                                    const InputCase& input_case, std::uint64_t seed) {
   const ModulateInputs inputs =
       make_modulate_inputs(shape, find_modulate_case(ModulateProblem::of(shape).eps, input_case.name), seed);
   return std::make_unique<TokenMajorWorkload>(backend, support, shape, inputs);

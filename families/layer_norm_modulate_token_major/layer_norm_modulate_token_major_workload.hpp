@@ -14,8 +14,7 @@ namespace exactune {
 
 class TokenMajorWorkload : public Workload {
  public:
-  TokenMajorWorkload(Backend& backend, const SupportKernels& support, const Shape& shape,
-                     const ModulateInputs& inputs);
+  TokenMajorWorkload(Backend& backend, const SupportKernels& support, const Shape& shape, const ModulateInputs& inputs);
 
   // The transpose copy, then the contiguous family's reference chain.
   void launch_reference() override;
@@ -46,8 +45,7 @@ class TokenMajorWorkload : public Workload {
 std::vector<std::uint16_t> transpose_batches(const std::vector<std::uint16_t>& values, int batch, int rows,
                                              int columns);
 
-std::unique_ptr<Workload> make_token_major_workload(Backend& backend, const SupportKernels& support,
-                                                    const Shape& shape, const InputCase& input_case,
-                                                    std::uint64_t seed);
+std::unique_ptr<Workload> make_token_major_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                                    const InputCase& input_case, std::uint64_t seed);
 
 }  // namespace exactune

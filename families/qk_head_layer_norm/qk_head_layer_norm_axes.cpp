@@ -18,13 +18,13 @@ const TypedAxisTable<QkHeadLayerNormConfig>& QkHeadLayerNormConfig::table() {
           // The kernel counts the aten vectors (4 bf16, 8 bytes) of one load.
           axis_row("vector_bytes", "bytes per load and store (4 or 8 bf16: one or two of aten's vectors)",
                    &C::vector_bytes, {{"8", 8, "1"}, {"16", 16, "2"}}),
-          axis_row("counts",
-                   "Welford's counts: carried with the data, shuffled with it and turned into weights at each "
-                   "combine (rcp), or derived from the aten lane and head_dim, so that shuffles move mean and m2 "
-                   "only and the weights are computed off the data's path (fold)",
-                   &C::folded_counts,
-                   {{"rcp", false, "exactune_kernels::qk_counts_rcp"},
-                    {"fold", true, "exactune_kernels::qk_counts_fold"}}),
+          axis_row(
+              "counts",
+              "Welford's counts: carried with the data, shuffled with it and turned into weights at each "
+              "combine (rcp), or derived from the aten lane and head_dim, so that shuffles move mean and m2 "
+              "only and the weights are computed off the data's path (fold)",
+              &C::folded_counts,
+              {{"rcp", false, "exactune_kernels::qk_counts_rcp"}, {"fold", true, "exactune_kernels::qk_counts_fold"}}),
           axis_row("qk_grid",
                    "one grid whose first CTAs serve q and the rest k (joint), or one launch per tensor (split)",
                    &C::split_grid,

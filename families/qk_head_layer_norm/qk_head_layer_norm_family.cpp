@@ -18,9 +18,9 @@
 namespace exactune {
 namespace {
 
-constexpr int kAtenWarpLanes = 32;   // a head row (<= 32 vectors) lives in aten's warp 0
+constexpr int kAtenWarpLanes = 32;  // a head row (<= 32 vectors) lives in aten's warp 0
 constexpr int kMaxHeadDim = 4 * kAtenWarpLanes;
-constexpr int kLaneBudget = 8;       // aten lanes one thread may stand in for (about 64 registers, see exclusion)
+constexpr int kLaneBudget = 8;  // aten lanes one thread may stand in for (about 64 registers, see exclusion)
 constexpr std::int64_t kMaxRows = (std::int64_t{1} << 30) - 1;  // rows per tensor: a joint grid of both fits in grid.x
 
 QkHeadLayerNormConfig decode(const std::vector<Param>& params) { return QkHeadLayerNormConfig::table().decode(params); }
@@ -44,9 +44,11 @@ class QkHeadLayerNormFamily final : public KernelFamily {
         {"batch", "batch size, > 0", true, {}},
         {"tokens", "tokens per batch element, > 0 (text and image tokens together)", true, {}},
         {"heads", "attention heads of q and of k, > 0", true, {}},
-        {"head_dim", "elements per head: a multiple of 4 in 4..128 (aten's vectorized LayerNorm needs % 4 == 0; a "
-                     "row of more than 32 vectors would reach aten's other warps)",
-         true, {}},
+        {"head_dim",
+         "elements per head: a multiple of 4 in 4..128 (aten's vectorized LayerNorm needs % 4 == 0; a "
+         "row of more than 32 vectors would reach aten's other warps)",
+         true,
+         {}},
         {"eps", "the LayerNorm epsilon, a finite number > 0", false, {}},
     };
   }
@@ -72,9 +74,10 @@ class QkHeadLayerNormFamily final : public KernelFamily {
   void complete(Shape& shape) const override {
     const QkHeadProblem p = QkHeadProblem::of(shape);
     if (p.rows() > kMaxRows) {
-      throw input_error(fmt::format("batch * tokens * heads = {} rows per tensor: more than the {} served (the "
-                                    "kernel counts rows in an int, a joint grid covers both tensors)",
-                                    p.rows(), kMaxRows));
+      throw input_error(
+          fmt::format("batch * tokens * heads = {} rows per tensor: more than the {} served (the "
+                      "kernel counts rows in an int, a joint grid covers both tensors)",
+                      p.rows(), kMaxRows));
     }
     shape.size = p.head_dim;
     shape.row_count = p.rows();
@@ -108,26 +111,28 @@ class QkHeadLayerNormFamily final : public KernelFamily {
     }
     const int threads_in_cta = 32 * c.num_warps;
     if (c.rows_per_cta > threads_in_cta || threads_in_cta % c.rows_per_cta != 0) {
-      return fmt::format("{} rows over {} threads leave less than one thread per row", c.rows_per_cta,
-                         threads_in_cta);
+      return fmt::format("{} rows over {} threads leave less than one thread per row", c.rows_per_cta, threads_in_cta);
     }
     const int threads = c.threads_per_row();
     if (threads > kAtenWarpLanes) {
-      return fmt::format("{} threads per row span several warps: aten reduces a head row of <= 32 vectors inside "
-                         "its warp 0, and the kernel keeps a row inside one warp (shuffles only, no shared memory, "
-                         "no barrier); take rows_per_cta >= num_warps",
-                         threads);
+      return fmt::format(
+          "{} threads per row span several warps: aten reduces a head row of <= 32 vectors inside "
+          "its warp 0, and the kernel keeps a row inside one warp (shuffles only, no shared memory, "
+          "no barrier); take rows_per_cta >= num_warps",
+          threads);
     }
     const int vectors_per_load = c.aten_vectors_per_load();
     if (threads * vectors_per_load > kAtenWarpLanes) {
-      return fmt::format("a chunk of {} threads x {} aten vectors spans {} aten lanes: more than the {} of aten's "
-                         "warp 0, which holds every vector of a head row",
-                         threads, vectors_per_load, threads * vectors_per_load, kAtenWarpLanes);
+      return fmt::format(
+          "a chunk of {} threads x {} aten vectors spans {} aten lanes: more than the {} of aten's "
+          "warp 0, which holds every vector of a head row",
+          threads, vectors_per_load, threads * vectors_per_load, kAtenWarpLanes);
     }
     if (c.vector_bytes == 16 && head_dim % 8 != 0) {
-      return fmt::format("16-byte loads need head_dim % 8 == 0 so that every row starts 16-byte aligned "
-                         "(head_dim {} leaves rows 8-byte aligned only)",
-                         head_dim);
+      return fmt::format(
+          "16-byte loads need head_dim % 8 == 0 so that every row starts 16-byte aligned "
+          "(head_dim {} leaves rows 8-byte aligned only)",
+          head_dim);
     }
     // Each aten lane a thread stands in for costs its Welford state (mean, m2,
     // and the count with rcp) and its vector of the row (2 registers, held for
@@ -137,23 +142,27 @@ class QkHeadLayerNormFamily final : public KernelFamily {
     const int chunk_vectors = threads * vectors_per_load;
     const int lanes = (row_vectors + chunk_vectors - 1) / chunk_vectors * vectors_per_load;
     if (lanes > kLaneBudget) {
-      return fmt::format("{} threads per row with {}-byte loads make each thread stand in for {} aten lanes of a "
-                         "{}-vector row (their Welford states and vectors: about {} registers), over the budget "
-                         "of {} lanes",
-                         threads, c.vector_bytes, lanes, row_vectors, 7 * lanes, kLaneBudget);
+      return fmt::format(
+          "{} threads per row with {}-byte loads make each thread stand in for {} aten lanes of a "
+          "{}-vector row (their Welford states and vectors: about {} registers), over the budget "
+          "of {} lanes",
+          threads, c.vector_bytes, lanes, row_vectors, 7 * lanes, kLaneBudget);
     }
     return {};
   }
 
   CompileRequest variant_request(const Variant& variant, int head_dim, const std::string& target) const override {
     return QkHeadLayerNormConfig::table().request(variant, fmt::format("{}@Dh{}", variant.name, head_dim), head_dim,
-                                                   target);
+                                                  target);
   }
 
   std::vector<CompileRequest> support_requests(const std::string& target) const override {
     return {
-        {"aten_layer_norm", "kernel_templates/reference_layer_norm.cuh", "&exactune_kernels::aten_layer_norm",
-         target, {}},
+        {"aten_layer_norm",
+         "kernel_templates/reference_layer_norm.cuh",
+         "&exactune_kernels::aten_layer_norm",
+         target,
+         {}},
         {"copy_bytes", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", target, {}},
     };
   }
@@ -220,8 +229,7 @@ class QkHeadLayerNormFamily final : public KernelFamily {
         return {c.name, fmt::format("q and k: bf16 denormals among signed zeros, and rows of (+-0, +-0, q, -q) "
                                     "vectors whose Welford mean is -0, eps {:g}",
                                     c.eps)};
-      case QkValues::normal:
-        break;
+      case QkValues::normal: break;
     }
     const std::string offset = c.offset != 0 ? fmt::format("{:g} + ", c.offset) : "";
     return {c.name, fmt::format("q and k ~ {}{:g} * N(mu_row, 1), eps {:g}", offset, c.amplitude, c.eps)};

@@ -5,11 +5,12 @@
 // with PyTorch 2.11's eager aten kernel (spec.md beside this file).
 #pragma once
 #include <cstdint>
+#include <string>
+
 #include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include <string>
 
 namespace exactune {
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <cstring>
 #include <random>
 
@@ -33,9 +32,7 @@ void fill_rows(std::uint16_t* x, std::int64_t rows, int head_dim, const QkCase& 
     std::uint16_t* row = x + r * head_dim;
     for (int i = 0; i < head_dim; ++i) {
       switch (c.values) {
-        case QkValues::normal:
-          row[i] = to_bf16(static_cast<float>(c.offset + c.amplitude * (mu + normal(rng))));
-          break;
+        case QkValues::normal: row[i] = to_bf16(static_cast<float>(c.offset + c.amplitude * (mu + normal(rng)))); break;
         case QkValues::signed_zeros: {
           // Whole rows of zeros (variance 0, rstd = rsqrt(eps)) and rows with a
           // few nonzero values among signed zeros.

@@ -14,9 +14,6 @@ constexpr unsigned kMaxCopyBlocks = 4096;
 constexpr std::uint8_t kPoisonByte = 0xff;  // 0xffff is a NaN no kernel produces
 constexpr int kMaxHeadDim = 128;            // aten's warp 0 holds a row of at most 32 vectors
 
-
-
-
 template <class T>
 std::vector<T> download_both(Backend& backend, const DeviceBuffer& buffer, std::int64_t per_tensor,
                              std::size_t second_at_bytes) {
@@ -29,8 +26,8 @@ std::vector<T> download_both(Backend& backend, const DeviceBuffer& buffer, std::
 
 }  // namespace
 
-QkHeadLayerNormWorkload::QkHeadLayerNormWorkload(Backend& backend, const SupportKernels& support,
-                                                 const Shape& shape, const QkInputs& inputs)
+QkHeadLayerNormWorkload::QkHeadLayerNormWorkload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                                 const QkInputs& inputs)
     : backend_(backend),
       support_(support),
       problem_(QkHeadProblem::of(shape)),
@@ -39,9 +36,10 @@ QkHeadLayerNormWorkload::QkHeadLayerNormWorkload(Backend& backend, const Support
       elements_(rows_ * problem_.head_dim),
       tensor_stride_(padded_bytes(elements_, 2)) {
   if (problem_.head_dim % 4 != 0 || problem_.head_dim < 4 || problem_.head_dim > kMaxHeadDim) {
-    throw input_error(fmt::format("shape {}: head_dim {} is not served (aten's vectorized LayerNorm needs "
-                                  "head_dim % 4 == 0; this family serves head_dim <= {})",
-                                  shape.name, problem_.head_dim, kMaxHeadDim));
+    throw input_error(
+        fmt::format("shape {}: head_dim {} is not served (aten's vectorized LayerNorm needs "
+                    "head_dim % 4 == 0; this family serves head_dim <= {})",
+                    shape.name, problem_.head_dim, kMaxHeadDim));
   }
   if (inputs.q.size() != static_cast<std::size_t>(elements_) || inputs.k.size() != inputs.q.size()) {
     throw error(fmt::format("shape {}: q and k need {} elements each (got {} and {})", shape.name, elements_,
@@ -68,9 +66,9 @@ void QkHeadLayerNormWorkload::launch_reference() {
     const DeviceAddress y = reference_.address() + tensor * tensor_stride_;
     require_aligned(x, 8, tensor == 0 ? "q" : "k", why);
     require_aligned(y, 8, tensor == 0 ? "the reference q output" : "the reference k output", why);
-    launch_kernel(backend_, support_.get("aten_layer_norm"), Dim3{static_cast<unsigned>(rows_), 1, 1}, Dim3{32, 4, 1}, x, y,
-           mean_.address() + tensor * stats_stride, rstd_.address() + tensor * stats_stride, problem_.head_dim,
-           eps_);
+    launch_kernel(backend_, support_.get("aten_layer_norm"), Dim3{static_cast<unsigned>(rows_), 1, 1}, Dim3{32, 4, 1},
+                  x, y, mean_.address() + tensor * stats_stride, rstd_.address() + tensor * stats_stride,
+                  problem_.head_dim, eps_);
   }
 }
 
@@ -99,10 +97,10 @@ void QkHeadLayerNormWorkload::launch_variant(const LoadedKernel& kernel, const V
 
 void QkHeadLayerNormWorkload::launch_copy() {
   const long long packets = static_cast<long long>(2 * tensor_stride_ / 16);
-  const unsigned blocks = static_cast<unsigned>(
-      std::clamp<long long>((packets + kCopyThreads - 1) / kCopyThreads, 1, kMaxCopyBlocks));
+  const unsigned blocks =
+      static_cast<unsigned>(std::clamp<long long>((packets + kCopyThreads - 1) / kCopyThreads, 1, kMaxCopyBlocks));
   launch_kernel(backend_, support_.get("copy_bytes"), Dim3{blocks, 1, 1}, Dim3{kCopyThreads, 1, 1}, input_.address(),
-         copy_dst_.address(), packets);
+                copy_dst_.address(), packets);
 }
 
 // Two tensors, each read once and written once.
@@ -128,8 +126,8 @@ std::vector<float> QkHeadLayerNormWorkload::download_rstd() {
 }
 
 std::unique_ptr<Workload> make_qk_head_layer_norm_workload(Backend& backend, const SupportKernels& support,
-                                                          const Shape& shape, const InputCase& input_case,
-                                                          std::uint64_t seed) {
+                                                           const Shape& shape, const InputCase& input_case,
+                                                           std::uint64_t seed) {
   const QkInputs inputs = make_qk_inputs(shape, find_qk_case(QkHeadProblem::of(shape).eps, input_case.name), seed);
   return std::make_unique<QkHeadLayerNormWorkload>(backend, support, shape, inputs);
 }

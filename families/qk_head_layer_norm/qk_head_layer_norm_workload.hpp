@@ -4,16 +4,16 @@
 #pragma once
 #include <memory>
 
+#include <exactune/workload.hpp>
+
 #include "qk_head_layer_norm_family.hpp"
 #include "qk_head_layer_norm_inputs.hpp"
-#include <exactune/workload.hpp>
 
 namespace exactune {
 
 class QkHeadLayerNormWorkload : public Workload {
  public:
-  QkHeadLayerNormWorkload(Backend& backend, const SupportKernels& support, const Shape& shape,
-                          const QkInputs& inputs);
+  QkHeadLayerNormWorkload(Backend& backend, const SupportKernels& support, const Shape& shape, const QkInputs& inputs);
 
   void launch_reference() override;
   void poison_output() override;
@@ -45,7 +45,7 @@ class QkHeadLayerNormWorkload : public Workload {
 };
 
 std::unique_ptr<Workload> make_qk_head_layer_norm_workload(Backend& backend, const SupportKernels& support,
-                                                          const Shape& shape, const InputCase& input_case,
-                                                          std::uint64_t seed);
+                                                           const Shape& shape, const InputCase& input_case,
+                                                           std::uint64_t seed);
 
 }  // namespace exactune

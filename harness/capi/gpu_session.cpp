@@ -1,16 +1,16 @@
 // The GPU session behind the families' C ABIs, and the C ABI's statuses:
 // capi_guarded turns what an entry throws into exactune_status values.
-#include <exactune/gpu_session.hpp>
-
 #include <exactune/runtime.h>
 #include <fmt/format.h>
 
 #include <cstring>
-#include <exactune/error.hpp>
-#include <exactune/space.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include <exactune/error.hpp>
+#include <exactune/gpu_session.hpp>
+#include <exactune/space.hpp>
 
 #include "backends/gpu/device_info.hpp"
 #include "backends/gpu/gpu_backend.hpp"
@@ -29,8 +29,8 @@ std::mutex session_mutex;
 struct GpuSession::State {
   std::unique_ptr<Backend> backend = open_gpu_backend(0);
   CompileCache cache{CompileCache::default_directory()};
-  std::map<std::string, SupportKernels> support;                         // by family
-  std::map<std::string, std::unique_ptr<LoadedKernel>> variants;         // by "family/variant@size"
+  std::map<std::string, SupportKernels> support;                  // by family
+  std::map<std::string, std::unique_ptr<LoadedKernel>> variants;  // by "family/variant@size"
 };
 
 GpuSession::GpuSession() : state_(new State) {}
@@ -95,7 +95,8 @@ const char* capi_last_error() { return last_error.c_str(); }
 void capi_copy_text(const std::string& text, char* buffer, std::size_t capacity, const char* function) {
   if (buffer == nullptr) throw input_error(fmt::format("{}: the text buffer is NULL", function));
   if (text.size() + 1 > capacity) {
-    throw input_error(fmt::format("{}: the text needs {} bytes, the buffer holds {}", function, text.size() + 1, capacity));
+    throw input_error(
+        fmt::format("{}: the text needs {} bytes, the buffer holds {}", function, text.size() + 1, capacity));
   }
   std::memcpy(buffer, text.c_str(), text.size() + 1);
 }

@@ -12,9 +12,10 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+
+#include "store/heuristics.hpp"
 #include "store/sweep_file.hpp"
 #include "store/variant_params.hpp"
-#include "store/heuristics.hpp"
 
 namespace exactune {
 
@@ -37,8 +38,8 @@ std::optional<Timed> timed_by_policy(const ShapeResult& shape, const VariantResu
   // `both` adds figures of two regimes, so each is taken over its copy; a shape
   // without both copies adds the medians as they are.
   const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
-    return shape.copy(r) && shape.copy(r)->median_us > 0;
-  });
+                           return shape.copy(r) && shape.copy(r)->median_us > 0;
+                         });
   Timed t{&v, 0, 0, 0};
   for (TimingRegime r : regimes) {
     const std::optional<Timing>& figure = v.timing(r);
@@ -213,8 +214,10 @@ Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<
     double total = 0;
     for (const Bucket* b : buckets) {
       const Timed* t = b->find(variant);
-      if (t == nullptr) ++missing;
-      else total += t->median_us;
+      if (t == nullptr)
+        ++missing;
+      else
+        total += t->median_us;
     }
     return std::make_tuple(-count[variant], missing, total);
   };
@@ -235,9 +238,10 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
   for (const ShapeResult& s : results.shapes) {
     for (const VariantResult& v : s.variants) {
       if (!is_configuration(family, v.params)) {
-        throw input_error(fmt::format("variant {} of shape {} is of an older space of family {} (its params are not "
-                                      "the family's axes and values): sweep again to choose from it",
-                                      v.variant, s.shape.name, family.name()));
+        throw input_error(
+            fmt::format("variant {} of shape {} is of an older space of family {} (its params are not "
+                        "the family's axes and values): sweep again to choose from it",
+                        v.variant, s.shape.name, family.name()));
       }
     }
   }
@@ -264,7 +268,8 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
 
   std::map<int, std::vector<Bucket>> buckets;  // by size, ascending
   for (const ShapeResult& s : results.shapes) {
-    if (!buckets.contains(s.shape.size)) buckets.emplace(s.shape.size, buckets_of(family, results, s.shape.size, options.policy));
+    if (!buckets.contains(s.shape.size))
+      buckets.emplace(s.shape.size, buckets_of(family, results, s.shape.size, options.policy));
   }
   std::vector<const Bucket*> all_buckets;
   for (const auto& [size, of_size] : buckets) {
@@ -272,11 +277,12 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
     for (Choice& c : choose_for_size(size, of_size, options)) h.device.choices.push_back(std::move(c));
   }
   if (h.device.choices.empty()) {
-    throw error(fmt::format("no shape of the sweep on {} has an exact variant timed {}, as policy {} ranks: nothing "
-                            "to choose from (timing needs a GPU; a sweep from before the rotated regime has L2-resident "
-                            "and cold figures only)",
-                            results.device.name.empty() ? "this machine" : results.device.name,
-                            fmt::join(policy_regime_labels(options.policy), " and "), policy_name(options.policy)));
+    throw error(
+        fmt::format("no shape of the sweep on {} has an exact variant timed {}, as policy {} ranks: nothing "
+                    "to choose from (timing needs a GPU; a sweep from before the rotated regime has L2-resident "
+                    "and cold figures only)",
+                    results.device.name.empty() ? "this machine" : results.device.name,
+                    fmt::join(policy_regime_labels(options.policy), " and "), policy_name(options.policy)));
   }
   h.device.default_configuration = most_chosen(h.device.choices, all_buckets);
   h.global_default = family.global_default();
@@ -290,7 +296,7 @@ std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, Cho
 }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
-                                                                          ChooserPolicy policy) {
+                                                                         ChooserPolicy policy) {
   const KernelFamily& family = FamilyRegistry::find(results.family);
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const ShapeResult& shape : results.shapes) {

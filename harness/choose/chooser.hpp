@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <exactune/results.hpp>
+
 #include "store/heuristics.hpp"
 
 namespace exactune {
@@ -41,6 +42,6 @@ std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, Cho
 // choosing, so that the choice does not rest on one lucky measurement. Shapes
 // without a timed exact variant are left out.
 std::vector<std::pair<std::string, std::vector<std::string>>> contenders(const SweepResults& results, int top_n,
-                                                                          ChooserPolicy policy = kDefaultPolicy);
+                                                                         ChooserPolicy policy = kDefaultPolicy);
 
 }  // namespace exactune

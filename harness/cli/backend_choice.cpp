@@ -1,12 +1,13 @@
 #include "cli/backend_choice.hpp"
-#include "cli/common_options.hpp"
 
 #include <fmt/format.h>
 
-#include "backends/gpu/cuda_driver.hpp"
 #include <exactune/error.hpp>
-#include "backends/gpu/gpu_backend.hpp"
+
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/gpu_backend.hpp"
+#include "cli/common_options.hpp"
 #include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
@@ -15,10 +16,11 @@ void BackendOptions::add_to(CLI::App& command) {
   command.add_flag("--cpu", cpu,
                    "execute the kernel templates on the CPU (no GPU needed; rsqrtf is host-approximated, so this "
                    "proves arithmetic order, not aten's rstd bits)");
-  command.add_option("--rows", cpu_rows,
-                     fmt::format("with --cpu: rows of each shape to run, at most {} (the CPU runs a row thousands of "
-                                 "times slower than a GPU, and allocates the buffers of every row it runs)",
-                                 kMaxCpuRows))
+  command
+      .add_option("--rows", cpu_rows,
+                  fmt::format("with --cpu: rows of each shape to run, at most {} (the CPU runs a row thousands of "
+                              "times slower than a GPU, and allocates the buffers of every row it runs)",
+                              kMaxCpuRows))
       ->check(whole_number_from(1, kMaxCpuRows))
       ->capture_default_str();
 }

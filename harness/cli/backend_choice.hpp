@@ -2,6 +2,7 @@
 // templates on the CPU, and how much of each shape the CPU takes.
 #pragma once
 #include <CLI/CLI.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>

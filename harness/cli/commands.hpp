@@ -3,6 +3,7 @@
 // the process's exit code.
 #pragma once
 #include <CLI/CLI.hpp>
+
 #include <functional>
 
 namespace exactune::cli {

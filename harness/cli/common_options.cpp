@@ -2,26 +2,27 @@
 // into one line naming the option and its rule.
 #include "cli/common_options.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <regex>
 
-#include "cli/blaming_the_input.hpp"
-#include "backends/gpu/cuda_driver.hpp"
-#include "backends/gpu/device_info.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/space.hpp>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include "space/compile_plan.hpp"
+#include "backends/gpu/cuda_driver.hpp"
+#include "backends/gpu/device_info.hpp"
+#include "cli/blaming_the_input.hpp"
 #include "compile/compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
-#include "util/name_glob.hpp"
 #include "shapes/shape_file.hpp"
+#include "space/compile_plan.hpp"
+#include "util/name_glob.hpp"
 
 namespace exactune::cli {
 
@@ -36,9 +37,9 @@ std::string family_names() {
 }  // namespace
 
 void FamilyOption::add_to(CLI::App& command) {
-  command.add_option("--family", name,
-                     fmt::format("kernel family (default: {}; known: {})", FamilyRegistry::default_family().name(),
-                                 family_names()));
+  command.add_option(
+      "--family", name,
+      fmt::format("kernel family (default: {}; known: {})", FamilyRegistry::default_family().name(), family_names()));
 }
 
 const KernelFamily& FamilyOption::family() const {
@@ -60,13 +61,13 @@ void ShapeOptions::add_to(CLI::App& command) {
 
 ShapeSet ShapeOptions::load() const {
   const KernelFamily& f = family.family();
-  return blaming_the_input(
-      [&] { return shapes_file.empty() ? default_shapes(f) : load_shapes_file(f, shapes_file); });
+  return blaming_the_input([&] { return shapes_file.empty() ? default_shapes(f) : load_shapes_file(f, shapes_file); });
 }
 
 void CompileCliOptions::add_to(CLI::App& command) {
-  command.add_option("--cache-dir", cache_dir,
-                     "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
+  command
+      .add_option("--cache-dir", cache_dir,
+                  "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
       ->check(nonempty_path());
   command.add_option("-j,--jobs", jobs, "parallel compiles (default: one per hardware thread)")
       ->check(whole_number_at_least(0));
@@ -90,8 +91,8 @@ void CompileCliOptions::require_variants_at(const KernelFamily& family, const st
       return c.valid() && name_matches(c.variant.name, variant_glob);
     });
     if (!any) {
-      throw input_error(fmt::format("--variants {} matches no valid variant of {} at {} {}", variant_glob, family.name(),
-                                    family.size_parameter(), size));
+      throw input_error(fmt::format("--variants {} matches no valid variant of {} at {} {}", variant_glob,
+                                    family.name(), family.size_parameter(), size));
     }
   }
 }

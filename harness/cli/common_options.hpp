@@ -1,13 +1,15 @@
 // Options several subcommands share, and how they turn into pipeline inputs.
 #pragma once
 #include <CLI/CLI.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "compile/compile_cache.hpp"
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
+
+#include "compile/compile_cache.hpp"
 
 namespace exactune::cli {
 

@@ -6,16 +6,17 @@
 #include <filesystem>
 #include <memory>
 
+#include <exactune/error.hpp>
+
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "space/compile_plan.hpp"
-#include "compile/compiler.hpp"
-#include <exactune/error.hpp>
-#include "util/progress.hpp"
-#include "report/file_set.hpp"
-#include "util/text_table.hpp"
 #include "compile/compile_summary.hpp"
+#include "compile/compiler.hpp"
+#include "report/file_set.hpp"
+#include "space/compile_plan.hpp"
+#include "util/progress.hpp"
+#include "util/text_table.hpp"
 
 namespace exactune::cli {
 
@@ -60,18 +61,21 @@ void add_compile_command(CLI::App& app, Run& run) {
     std::string binary_dir;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* command = app.add_subcommand(
-      "compile", "JIT-compile (NVRTC) every valid variant for each size of the shape set, through the "
-                 "on-disk cache; print registers, spills and compile time. Needs no GPU.");
-  command->add_option("--arch", options->arch,
-                      "GPU architectures, e.g. --arch sm_90 --arch sm_100 (default: the local GPU's, else sm_90)")
+  CLI::App* command =
+      app.add_subcommand("compile",
+                         "JIT-compile (NVRTC) every valid variant for each size of the shape set, through the "
+                         "on-disk cache; print registers, spills and compile time. Needs no GPU.");
+  command
+      ->add_option("--arch", options->arch,
+                   "GPU architectures, e.g. --arch sm_90 --arch sm_100 (default: the local GPU's, else sm_90)")
       ->delimiter(',');
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   command->add_flag("!--no-table", options->table, "print only the summary line, not the per-kernel table");
-  command->add_option("--save-binaries", options->binary_dir,
-                      "also write each compiled kernel to DIR/<kernel>.<target>.cubin and its function's name to "
-                      "<kernel>.<target>.entry, for reading with cuobjdump -sass -fun")
+  command
+      ->add_option("--save-binaries", options->binary_dir,
+                   "also write each compiled kernel to DIR/<kernel>.<target>.cubin and its function's name to "
+                   "<kernel>.<target>.entry, for reading with cuobjdump -sass -fun")
       ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
@@ -81,8 +85,8 @@ void add_compile_command(CLI::App& app, Run& run) {
       options->compile.require_variants_at(options->shapes.family.family(), shapes.sizes());
       if (!options->binary_dir.empty()) make_binary_folder(options->binary_dir);
       const CompileCache cache = options->compile.cache();
-      const CompilePlan plan = plan_compiles(options->shapes.family.family(), shapes.sizes(), targets,
-                                             options->compile.variant_glob);
+      const CompilePlan plan =
+          plan_compiles(options->shapes.family.family(), shapes.sizes(), targets, options->compile.variant_glob);
       std::vector<CompileRequest> requests = plan.support;
       requests.insert(requests.end(), plan.variants.begin(), plan.variants.end());
 
@@ -113,10 +117,11 @@ void add_compile_command(CLI::App& app, Run& run) {
       }
       const CompileSummary s = summarize(outcomes);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      fmt::print("compile: {} variants + {} support kernels for {} ({} combinations excluded): {} errors, {} with "
-                 "spills, max {} registers, wall {:.1f} s, cache hits {}/{}\n",
-                 plan.variants.size(), plan.support.size(), fmt::join(targets, ","), plan.excluded, s.failures,
-                 s.with_spills, s.max_registers, wall, s.cache_hits, s.kernels);
+      fmt::print(
+          "compile: {} variants + {} support kernels for {} ({} combinations excluded): {} errors, {} with "
+          "spills, max {} registers, wall {:.1f} s, cache hits {}/{}\n",
+          plan.variants.size(), plan.support.size(), fmt::join(targets, ","), plan.excluded, s.failures, s.with_spills,
+          s.max_registers, wall, s.cache_hits, s.kernels);
       return s.failures == 0 ? 0 : kExitFailure;
     };
   });

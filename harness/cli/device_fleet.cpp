@@ -1,7 +1,6 @@
 #include "cli/device_fleet.hpp"
 
 #include <fcntl.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,12 +16,13 @@
 
 #include <exactune/error.hpp>
 #include <exactune/results.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
 #include "cli/commands.hpp"
 #include "cli/merge_command.hpp"
-#include "supervise/supervisor.hpp"
 #include "store/chooser_policy.hpp"
+#include "supervise/supervisor.hpp"
 #include "util/child_process.hpp"
 #include "util/file_descriptor.hpp"
 
@@ -32,8 +32,8 @@ namespace {
 
 int visible_gpus() {
   if (const auto why = why_no_gpu()) {
-    throw error(fmt::format("--devices: no usable GPU ({}); without --devices, exactune sweep verifies on the CPU",
-                            *why));
+    throw error(
+        fmt::format("--devices: no usable GPU ({}); without --devices, exactune sweep verifies on the CPU", *why));
   }
   int count = 0;
   check(cuda_driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -107,12 +107,12 @@ std::vector<int> parse_devices(const std::string& devices) {
     int ordinal = -1;
     const auto [stop, status] = std::from_chars(item.data(), item.data() + item.size(), ordinal);
     if (item.empty() || status != std::errc() || stop != item.data() + item.size() || ordinal < 0) {
-      throw input_error(fmt::format("--devices {}: must be 'all' or GPU ordinals separated by commas, e.g. 0,1",
-                                    devices));
+      throw input_error(
+          fmt::format("--devices {}: must be 'all' or GPU ordinals separated by commas, e.g. 0,1", devices));
     }
     if (ordinal >= count) {
-      throw input_error(fmt::format("--devices {}: there is no GPU {}: {} visible (ordinals 0 to {})", devices,
-                                    ordinal, count, count - 1));
+      throw input_error(fmt::format("--devices {}: there is no GPU {}: {} visible (ordinals 0 to {})", devices, ordinal,
+                                    count, count - 1));
     }
     if (std::find(ordinals.begin(), ordinals.end(), ordinal) != ordinals.end()) {
       throw input_error(fmt::format("--devices {}: GPU {} is named twice", devices, ordinal));

@@ -7,14 +7,15 @@
 #include <filesystem>
 #include <memory>
 
+#include <exactune/error.hpp>
+
+#include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "cli/blaming_the_input.hpp"
-#include <exactune/error.hpp>
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
-#include "store/heuristics_file.hpp"
 #include "store/family_tables.hpp"
+#include "store/heuristics_file.hpp"
 
 namespace exactune::cli {
 
@@ -35,22 +36,24 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       ->check(CLI::ExistingFile);
   command->add_option("--out", options->out_dir, "folder to write to, created if need be (default: the yaml's own)")
       ->check(nonempty_path());
-  command->add_option("--records", options->records,
-                      "folder of <family>/verified_defaults.yaml, where the defaults serve only their verified sizes "
-                      "(default: <reports>/tables for a yaml at <reports>/<gpu-slug>/<family>/; none there: the "
-                      "defaults serve no size)")
+  command
+      ->add_option("--records", options->records,
+                   "folder of <family>/verified_defaults.yaml, where the defaults serve only their verified sizes "
+                   "(default: <reports>/tables for a yaml at <reports>/<gpu-slug>/<family>/; none there: the "
+                   "defaults serve no size)")
       ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
       const std::filesystem::path from = options->from;
-      const std::filesystem::path dir = options->out_dir.empty() ? from.parent_path() : std::filesystem::path(options->out_dir);
+      const std::filesystem::path dir =
+          options->out_dir.empty() ? from.parent_path() : std::filesystem::path(options->out_dir);
       if (!options->out_dir.empty()) check_output_folder("--out", options->out_dir);
       std::optional<std::filesystem::path> records;
       if (!options->records.empty()) records = options->records;
       const auto written_files = blaming_the_input([&] {
         const Heuristics heuristics = load_heuristics_file(from.string());
-        return write_generated_tables(heuristics, defaults_record_of(heuristics.family, records.value_or(tables_dir_of(from))),
-                                      dir);
+        return write_generated_tables(
+            heuristics, defaults_record_of(heuristics.family, records.value_or(tables_dir_of(from))), dir);
       });
       for (const std::filesystem::path& written : written_files) {
         fmt::print("wrote {}\n", written.string());

@@ -3,22 +3,22 @@
 // --heuristics, else --policy) and cold; exits 1 on lost bit-exactness or a
 // slowdown beyond noise, 2 when either file is missing or invalid.
 #include <fmt/format.h>
-
 #include <fmt/ranges.h>
 
 #include <memory>
 
+#include <exactune/error.hpp>
+
+#include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include <exactune/error.hpp>
-#include "cli/blaming_the_input.hpp"
 #include "gate/gate.hpp"
-#include "store/heuristics_file.hpp"
-#include "store/sweep_file.hpp"
+#include "gate/gate_render.hpp"
 #include "report/file_set.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/heuristics.hpp"
-#include "gate/gate_render.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
 
 namespace exactune::cli {
 namespace {
@@ -50,9 +50,7 @@ void add_gate_command(CLI::App& app, Run& run) {
   command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")
       ->required()
       ->check(nonempty_path());
-  command->add_option("--candidate", options->candidate, "the new sweep.yaml")
-      ->required()
-      ->check(nonempty_path());
+  command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required()->check(nonempty_path());
   command
       ->add_option("--threshold", options->gate.threshold,
                    "the slowdown, as a fraction, that passes even beyond noise (0.05 = 5%)")
@@ -60,10 +58,11 @@ void add_gate_command(CLI::App& app, Run& run) {
       ->capture_default_str();
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI")
       ->check(nonempty_path());
-  command->add_option("--heuristics", options->heuristics,
-                      "the committed heuristics.yaml: its choice for each shape is the configuration whose speed is "
-                      "gated, and its policy the regimes gated besides cold (default: the baseline's fastest exact "
-                      "variant)")
+  command
+      ->add_option("--heuristics", options->heuristics,
+                   "the committed heuristics.yaml: its choice for each shape is the configuration whose speed is "
+                   "gated, and its policy the regimes gated besides cold (default: the baseline's fastest exact "
+                   "variant)")
       ->check(nonempty_path());
   command->add_option("--policy", options->policy,
                       "without --heuristics: the regimes gated besides cold, as the chooser's policy names them "
@@ -78,9 +77,10 @@ void add_gate_command(CLI::App& app, Run& run) {
       if (!options->heuristics.empty()) {
         const Heuristics h = blaming_the_input([&] { return load_heuristics_file(options->heuristics); });
         if (!options->policy.empty() && policy != h.policy) {
-          throw input_error(fmt::format("--policy {} differs from the policy {} of {}: the gate checks the regimes "
-                                        "the choices were made in",
-                                        options->policy, policy_name(h.policy), options->heuristics));
+          throw input_error(
+              fmt::format("--policy {} differs from the policy {} of {}: the gate checks the regimes "
+                          "the choices were made in",
+                          options->policy, policy_name(h.policy), options->heuristics));
         }
         policy = h.policy;
         if (h.family != baseline.family) {

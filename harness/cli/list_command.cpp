@@ -4,10 +4,11 @@
 
 #include <memory>
 
-#include "cli/commands.hpp"
-#include "cli/common_options.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "util/text_table.hpp"
 
 namespace exactune::cli {
@@ -20,10 +21,11 @@ void add_list_command(CLI::App& app, Run& run) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "list", "Print the variant space: the axes, every valid variant, and each excluded combination with the "
-              "reason it cannot run");
+      "list",
+      "Print the variant space: the axes, every valid variant, and each excluded combination with the "
+      "reason it cannot run");
   command->add_option("--size", options->sizes,
-                     "sizes to list, values of the family's size parameter (default: those of the shape set)");
+                      "sizes to list, values of the family's size parameter (default: those of the shape set)");
   options->shapes.add_to(*command);
   command->add_flag("--valid-only", options->valid_only, "list only the valid variants");
   command->callback([&run, options] {
@@ -49,8 +51,8 @@ void add_list_command(CLI::App& app, Run& run) {
             table.add_row({c.variant.name, c.valid() ? "valid" : "excluded: " + c.excluded_because});
           }
         }
-        fmt::print("\n{} {}: {} valid, {} excluded of {} combinations\n{}", family.size_parameter(), d, valid, space.size() - valid,
-                   space.size(), table.render());
+        fmt::print("\n{} {}: {} valid, {} excluded of {} combinations\n{}", family.size_parameter(), d, valid,
+                   space.size() - valid, space.size(), table.render());
       }
       return 0;
     };

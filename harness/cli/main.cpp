@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+
 #include <exception>
 #include <filesystem>
 
-#include "cli/commands.hpp"
 #include <exactune/error.hpp>
+
+#include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
   using namespace exactune::cli;

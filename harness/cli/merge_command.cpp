@@ -8,15 +8,15 @@
 
 #include <memory>
 
-#include "store/targets.hpp"
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "report/report_writer.hpp"
-#include "store/sweep_file.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/framework_times.hpp"
 #include "store/report_inputs.hpp"
+#include "store/sweep_file.hpp"
+#include "store/targets.hpp"
 
 namespace exactune::cli {
 
@@ -38,9 +38,8 @@ std::vector<std::filesystem::path> write_merged_sweep(const std::vector<std::str
                    ? fmt::format("gate mode (only {})", merged.only)
                    : fmt::format("shard(s) {} missing", shard_numbers_text(merged.missing_shards)));
   } else {
-    written = blaming_the_input([&] {
-      return write_reports(merged, out, report_inputs_beside(out, merged.family, policy));
-    });
+    written =
+        blaming_the_input([&] { return write_reports(merged, out, report_inputs_beside(out, merged.family, policy)); });
   }
   fmt::print("wrote {} file(s) to {}\n", written.size(), out.string());
   return written;
@@ -55,14 +54,13 @@ void add_merge_command(CLI::App& app, Run& run) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "merge", "Merge the sweep.yaml files of the shards of one sweep (exactune sweep --shard i/n, e.g. one CI job "
-               "per GPU) into one sweep.yaml and write its reports as a whole sweep would. Refuses shards of other "
-               "GPU models, toolchains, families, reference recipes, seeds, timer settings or strategies, a shard "
-               "given twice, shards of different n, and a set with shards missing (unless --allow-partial). Needs "
-               "no GPU.");
-  command->add_option("sweeps", options->shards, "the sweep.yaml of each shard")
-      ->required()
-      ->check(nonempty_path());
+      "merge",
+      "Merge the sweep.yaml files of the shards of one sweep (exactune sweep --shard i/n, e.g. one CI job "
+      "per GPU) into one sweep.yaml and write its reports as a whole sweep would. Refuses shards of other "
+      "GPU models, toolchains, families, reference recipes, seeds, timer settings or strategies, a shard "
+      "given twice, shards of different n, and a set with shards missing (unless --allow-partial). Needs "
+      "no GPU.");
+  command->add_option("sweeps", options->shards, "the sweep.yaml of each shard")->required()->check(nonempty_path());
   command->add_option("--out", options->out, "folder to write the merged sweep.yaml and reports to")
       ->required()
       ->check(nonempty_path());

@@ -7,16 +7,17 @@
 #include <filesystem>
 #include <memory>
 
+#include <exactune/error.hpp>
+
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include <exactune/error.hpp>
 #include "report/report_writer.hpp"
-#include "store/targets.hpp"
-#include "store/sweep_file.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/framework_times.hpp"
 #include "store/report_inputs.hpp"
+#include "store/sweep_file.hpp"
+#include "store/targets.hpp"
 
 namespace exactune::cli {
 
@@ -28,10 +29,11 @@ void add_report_command(CLI::App& app, Run& run) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "report", "Regenerate the reports of a sweep from its sweep.yaml: heuristics.yaml, exactune_heuristics.hpp, "
-                "heuristics.json, summary.md and the heatmaps; summary.md sets the targets of a targets.yaml beside the "
-                "sweep.yaml against it, and the framework's own eager times of the GPU's runtime.json (one folder "
-                "up) beside the reference chain. Needs no GPU.");
+      "report",
+      "Regenerate the reports of a sweep from its sweep.yaml: heuristics.yaml, exactune_heuristics.hpp, "
+      "heuristics.json, summary.md and the heatmaps; summary.md sets the targets of a targets.yaml beside the "
+      "sweep.yaml against it, and the framework's own eager times of the GPU's runtime.json (one folder "
+      "up) beside the reference chain. Needs no GPU.");
   command->add_option("--from", options->from, "a sweep.yaml written by exactune sweep")
       ->required()
       ->check(nonempty_path());
@@ -52,9 +54,8 @@ void add_report_command(CLI::App& app, Run& run) {
       const ChooserPolicy policy =
           blaming_the_input([&] { return policy_named_or_beside(options->policy, sweep_folder); });
       // The records of verified defaults beside the sweep's reports, wherever --out writes.
-      const auto written = blaming_the_input([&] {
-        return write_reports(results, out, report_inputs_beside(sweep_folder, results.family, policy));
-      });
+      const auto written = blaming_the_input(
+          [&] { return write_reports(results, out, report_inputs_beside(sweep_folder, results.family, policy)); });
       for (const auto& file : written) fmt::print("wrote {}\n", file.string());
       return 0;
     };

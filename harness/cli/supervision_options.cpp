@@ -4,31 +4,34 @@
 
 #include <functional>
 
-#include "compile/host/host_toolchain.hpp"
 #include "backends/gpu/gpu_backend.hpp"
 #include "cli/common_options.hpp"
 #include "compile/compile_cache.hpp"
+#include "compile/host/host_toolchain.hpp"
 #include "supervise/worker_channel.hpp"
-#include "verify/verify_stage.hpp"
 #include "util/content_hash.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
 
 void SupervisionOptions::add_to(CLI::App& command, const std::string& default_journal) {
-  CLI::Option* resume_flag = command.add_flag("--resume", resume,
-                   fmt::format("continue the unfinished run whose journal ({}) holds every step it finished; refused "
-                               "when the GPU, toolchain, seed, shapes or other settings differ",
-                               default_journal));
+  CLI::Option* resume_flag = command.add_flag(
+      "--resume", resume,
+      fmt::format("continue the unfinished run whose journal ({}) holds every step it finished; refused "
+                  "when the GPU, toolchain, seed, shapes or other settings differ",
+                  default_journal));
   command.add_flag("--restart", restart, "discard an unfinished run's journal and start again")->excludes(resume_flag);
   command.add_option("--journal", journal, fmt::format("the journal of finished steps (default: {})", default_journal))
       ->check(nonempty_path());
-  command.add_option("--deadline", deadline_s,
-                     "seconds every step may take before it is killed as hung, plus 100x the time its bytes take at "
-                     "the GPU's peak bandwidth (default: 10 on a GPU, 60 on the CPU)")
+  command
+      .add_option("--deadline", deadline_s,
+                  "seconds every step may take before it is killed as hung, plus 100x the time its bytes take at "
+                  "the GPU's peak bandwidth (default: 10 on a GPU, 60 on the CPU)")
       ->check(finite_number_from(0.1, 86400.0));
-  command.add_option("--plant-crash", plant_crash,
-                     "test supervision: add per size a copy of the first variant whose kernel crashes: trap, "
-                     "out-of-bounds or spin (each gets a failed or hung record; nothing else is lost)")
+  command
+      .add_option("--plant-crash", plant_crash,
+                  "test supervision: add per size a copy of the first variant whose kernel crashes: trap, "
+                  "out-of-bounds or spin (each gets a failed or hung record; nothing else is lost)")
       ->check(CLI::IsMember(planted_crash_kinds()))
       ->delimiter(',');
 }

@@ -4,12 +4,14 @@
 // journal.
 #pragma once
 #include <CLI/CLI.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <exactune/backend.hpp>
 #include <exactune/shapes.hpp>
+
 #include "supervise/journal.hpp"
 #include "supervise/journaled_steps.hpp"
 #include "supervise/steps.hpp"
@@ -20,7 +22,7 @@ namespace exactune::cli {
 struct SupervisionOptions {
   bool resume = false;
   bool restart = false;
-  std::string journal;  // empty: the command's default place
+  std::string journal;    // empty: the command's default place
   double deadline_s = 0;  // the allowance of every step; 0: 10 s on a GPU, 60 s on the CPU
   std::vector<std::string> plant_crash;
 

@@ -11,30 +11,30 @@
 #include <memory>
 #include <optional>
 
-#include "cli/backend_choice.hpp"
-#include "cli/commands.hpp"
-#include "cli/common_options.hpp"
-#include "cli/blaming_the_input.hpp"
-#include "cli/device_fleet.hpp"
-#include "cli/supervision_options.hpp"
-#include "compile/compiler.hpp"
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/gpu_backend.hpp"
-#include "supervise/supervisor.hpp"
-#include "util/progress.hpp"
-#include "space/selection.hpp"
-#include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
+#include "cli/backend_choice.hpp"
+#include "cli/blaming_the_input.hpp"
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+#include "cli/device_fleet.hpp"
+#include "cli/supervision_options.hpp"
+#include "compile/compile_summary.hpp"
+#include "compile/compiler.hpp"
+#include "space/selection.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
 #include "strategies/strategy_registry.hpp"
+#include "supervise/supervisor.hpp"
 #include "sweep/sweep.hpp"
-#include "sweep/timing_steps.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_scope.hpp"
 #include "sweep/sweep_without_gpu_plan.hpp"
+#include "sweep/timing_steps.hpp"
+#include "util/progress.hpp"
 #include "util/text_table.hpp"
-#include "compile/compile_summary.hpp"
-#include "store/chooser_policy.hpp"
-#include "store/heuristics.hpp"
 #include "verify/verify_records.hpp"
 
 namespace exactune::cli {
@@ -69,9 +69,10 @@ std::string shape_table(const SweepResults& results, ChooserPolicy policy) {
     const auto ratio = [](const std::optional<Timing>& a, const std::optional<Timing>& b) {
       return a && b && b->median_us > 0 ? fmt::format("{:.2f}", a->median_us / b->median_us) : std::string("-");
     };
-    table.add_row({s.shape.name, s.shape.describe_parameters(), s.rotation ? fmt::format("{}", s.rotation->copies) : "-",
-                   us(s.copy(regime)), us(s.reference_chain(regime)), best ? best->variant : "-",
-                   best ? us(best->rotated) : "-", best ? us(best->l2_resident) : "-", best ? us(best->cold) : "-",
+    table.add_row({s.shape.name, s.shape.describe_parameters(),
+                   s.rotation ? fmt::format("{}", s.rotation->copies) : "-", us(s.copy(regime)),
+                   us(s.reference_chain(regime)), best ? best->variant : "-", best ? us(best->rotated) : "-",
+                   best ? us(best->l2_resident) : "-", best ? us(best->cold) : "-",
                    best ? ratio(best->timing(regime), s.copy(regime)) : "-",
                    best ? ratio(s.reference_chain(regime), best->timing(regime)) : "-",
                    fmt::format("{}/{}", exact, s.variants.size())});
@@ -116,8 +117,8 @@ int sweep_on_gpu(const SweepCliOptions& options, const SweepRequest& request, co
   fmt::print(stderr, "sweep on GPU {}: {}{}\n", options.device, backend->gpu().summary(), scope.words());
   const KernelFamily& family = options.shapes.family.family();
   const SweepPlan plan = plan_sweep(family, request, scope, backend->gpu().slug());
-  const RunIdentity identity = plan.identity(run_identity(*backend, family.name(), plan.shapes, request.seed,
-                                                          request.variant_glob, request.planted_crashes));
+  const RunIdentity identity = plan.identity(
+      run_identity(*backend, family.name(), plan.shapes, request.seed, request.variant_glob, request.planted_crashes));
   Journal journal =
       options.supervision.open_journal(plan.out / "sweep.journal", "sweep", identity, sweep_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
@@ -143,8 +144,9 @@ int sweep_on_gpu(const SweepCliOptions& options, const SweepRequest& request, co
   fmt::print("{}", failure_table(results));
   if (!request.planted_crashes.empty()) {
     journal.remove();
-    fmt::print("sweep with planted crashes: no reports written (its planted variants are tests of the harness, not "
-               "evidence)\n");
+    fmt::print(
+        "sweep with planted crashes: no reports written (its planted variants are tests of the harness, not "
+        "evidence)\n");
     return kExitFailure;
   }
   const std::vector<std::filesystem::path> files = plan.write(results);
@@ -157,12 +159,13 @@ int sweep_on_gpu(const SweepCliOptions& options, const SweepRequest& request, co
     }
   }
   fmt::print("sweep on {}{}: {} shapes, {}/{} (shape, variant) pairs exact, wall {:.1f} s; wrote {} files to {}\n",
-             results.device.name, scope.words(), results.shapes.size(), exact, variants, results.wall_s,
-             files.size(), plan.out.string());
+             results.device.name, scope.words(), results.shapes.size(), exact, variants, results.wall_s, files.size(),
+             plan.out.string());
   if (scope.shard) {
-    fmt::print("shard {}/{}: sweep.yaml only (heuristics and reports need the whole space); when every shard is "
-               "done: exactune merge --out {} <the sweep.yaml of each shard>\n",
-               scope.shard->index, scope.shard->count, plan.reports.string());
+    fmt::print(
+        "shard {}/{}: sweep.yaml only (heuristics and reports need the whole space); when every shard is "
+        "done: exactune merge --out {} <the sweep.yaml of each shard>\n",
+        scope.shard->index, scope.shard->count, plan.reports.string());
   } else if (!scope.only.empty()) {
     fmt::print("gate mode: sweep.yaml only; next: {}\n", plan.gate_command());
   }
@@ -183,34 +186,37 @@ int sweep_without_gpu(const SweepCliOptions& options, const SweepRequest& reques
   Progress compile_progress("compile", plan.compiles.size());
   CompileOptions compile_options;
   compile_options.jobs = request.jobs;
-  compile_options.on_progress = [&](const CompileProgress& p) { compile_progress.advance(p.done, p.last->request.name); };
+  compile_options.on_progress = [&](const CompileProgress& p) {
+    compile_progress.advance(p.done, p.last->request.name);
+  };
   const CompileSummary compiled = summarize(compile_all(plan.compiles, options.compile.cache(), compile_options));
   compile_progress.finish();
   fmt::print("compile: {} kernels for {}: {} errors, {} with spills, cache hits {}\n", compiled.kernels,
              fmt::join(targets, ","), compiled.failures, compiled.with_spills, compiled.cache_hits);
 
   std::unique_ptr<Backend> backend = cpu.open();
-  const RunIdentity identity = plan.identity(run_identity(*backend, family.name(), plan.shapes, request.seed,
-                                                          request.variant_glob, request.planted_crashes));
-  Journal journal = options.supervision.open_journal(
-      default_journal(options.compile.cache().directory(), "sweep", identity), "sweep", identity,
-      verify_journal_records());
+  const RunIdentity identity = plan.identity(
+      run_identity(*backend, family.name(), plan.shapes, request.seed, request.variant_glob, request.planted_crashes));
+  Journal journal =
+      options.supervision.open_journal(default_journal(options.compile.cache().directory(), "sweep", identity), "sweep",
+                                       identity, verify_journal_records());
   JournaledSteps steps = worker_steps(journal, *backend);
   VerifyStageOptions stage = plan.stage;
   options.supervision.apply_to(stage, steps, *backend);
   std::size_t verified = 0;
   Progress verify_progress("verify", plan.verify_runs);
   stage.verify.on_record = [&](const VerifyRecord&) { verify_progress.advance(++verified); };
-  const VerifyStageResult result = run_verify_stage(
-      family, *backend, load_support_kernels(family, *backend, options.compile.cache()), plan.shapes,
-      options.compile.cache(), stage);
+  const VerifyStageResult result =
+      run_verify_stage(family, *backend, load_support_kernels(family, *backend, options.compile.cache()), plan.shapes,
+                       options.compile.cache(), stage);
   verify_progress.finish();
   journal.remove();
   const VerifySummary v = summarize(result.records);
-  fmt::print("verify on {}{}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
-             "exact{}\n",
-             backend->description(), scope.words(), v.records, v.passed, v.incorrect, v.failed, v.not_run, v.exact_shape_variants,
-             v.shape_variants, cpu.note());
+  fmt::print(
+      "verify on {}{}: {} runs: {} passed, {} incorrect, {} failed, {} not run; {}/{} (shape, variant) pairs "
+      "exact{}\n",
+      backend->description(), scope.words(), v.records, v.passed, v.incorrect, v.failed, v.not_run,
+      v.exact_shape_variants, v.shape_variants, cpu.note());
   fmt::print("time: skipped: timing needs a GPU ({}); no reports written. Run `exactune sweep` on a GPU machine.\n",
              why);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -224,11 +230,12 @@ int sweep_without_gpu(const SweepCliOptions& options, const SweepRequest& reques
 void add_sweep_command(CLI::App& app, Run& run) {
   auto options = std::make_shared<SweepCliOptions>();
   CLI::App* command = app.add_subcommand(
-      "sweep", "The main job: compile every variant, verify each bit for bit, time the exact ones (rotated past "
-               "twice the L2, L2-resident and cold) against a copy of the same bytes and the reference chain, measure "
-               "the run-to-run noise, and write reports/<gpu>/<family>/ (sweep.yaml, heuristics.yaml, "
-               "exactune_heuristics.hpp, heuristics.json, summary.md, heatmaps). Without a GPU it compiles, verifies "
-               "on the CPU and says that timing needs one.");
+      "sweep",
+      "The main job: compile every variant, verify each bit for bit, time the exact ones (rotated past "
+      "twice the L2, L2-resident and cold) against a copy of the same bytes and the reference chain, measure "
+      "the run-to-run noise, and write reports/<gpu>/<family>/ (sweep.yaml, heuristics.yaml, "
+      "exactune_heuristics.hpp, heuristics.json, summary.md, heatmaps). Without a GPU it compiles, verifies "
+      "on the CPU and says that timing needs one.");
   options->shapes.add_to(*command);
   options->compile.add_to(*command);
   options->backend.add_to(*command);
@@ -239,43 +246,52 @@ void add_sweep_command(CLI::App& app, Run& run) {
   command->add_option("--repetitions", options->sweep.timer.repetitions, "timed repetitions per figure")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
-  command->add_option("--launches-per-graph", options->sweep.timer.launches_per_graph,
-                      "launches captured in the CUDA graph of a hot figure")
+  command
+      ->add_option("--launches-per-graph", options->sweep.timer.launches_per_graph,
+                   "launches captured in the CUDA graph of a hot figure")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  command->add_option("--max-spread", options->sweep.timer.max_spread,
-                      "re-measure a figure whose (max - min) / median exceeds this")
+  command
+      ->add_option("--max-spread", options->sweep.timer.max_spread,
+                   "re-measure a figure whose (max - min) / median exceeds this")
       ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
-  command->add_option("--retime-top", options->sweep.retime_top,
-                      "fastest variants per shape timed again, in the policy's regimes, before choosing")
+  command
+      ->add_option("--retime-top", options->sweep.retime_top,
+                   "fastest variants per shape timed again, in the policy's regimes, before choosing")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
-  CLI::Option* noise_passes = command->add_option(
-      "--noise-passes", options->sweep.noise_passes,
-      "separate passes after the main timing that re-measure the copy and the fastest few of every shape in every "
-      "regime; sweep.yaml records their run-to-run noise, the gate's noise (0: none; with --only, 0 unless given: "
-      "the gate judges a candidate by its baseline's noise)")
-      ->check(CLI::Range(0, 20))
-      ->capture_default_str();
-  command->add_option("--policy", options->sweep.policy,
-                      "what the chooser ranks by, written into heuristics.yaml: rotated (hot, inputs cycled past "
-                      "twice the L2), cold, or both (the sum of the two, each over its copy)")
+  CLI::Option* noise_passes = command
+                                  ->add_option("--noise-passes", options->sweep.noise_passes,
+                                               "separate passes after the main timing that re-measure the copy and the "
+                                               "fastest few of every shape in every "
+                                               "regime; sweep.yaml records their run-to-run noise, the gate's noise "
+                                               "(0: none; with --only, 0 unless given: "
+                                               "the gate judges a candidate by its baseline's noise)")
+                                  ->check(CLI::Range(0, 20))
+                                  ->capture_default_str();
+  command
+      ->add_option("--policy", options->sweep.policy,
+                   "what the chooser ranks by, written into heuristics.yaml: rotated (hot, inputs cycled past "
+                   "twice the L2), cold, or both (the sum of the two, each over its copy)")
       ->check(CLI::IsMember({"rotated", "cold", "both"}))
       ->capture_default_str();
-  command->add_option("--strategy", options->sweep.strategy,
-                      fmt::format("which exact variants are timed fully, every variant being verified all the "
-                                  "same (default strategy: {}): {}",
-                                  StrategyRegistry::kDefault, StrategyRegistry::instance().listing()))
+  command
+      ->add_option("--strategy", options->sweep.strategy,
+                   fmt::format("which exact variants are timed fully, every variant being verified all the "
+                               "same (default strategy: {}): {}",
+                               StrategyRegistry::kDefault, StrategyRegistry::instance().listing()))
       ->capture_default_str();
-  command->add_option("--shard", options->sweep.shard,
-                      "sweep shard i of n (i from 1): every n-th (shape, variant) pair of the sorted space, each shape's "
-                      "copy and reference chain besides; writes sweep.yaml only (default --out: "
-                      "reports/<gpu-slug>/<family>/shards/<i>-of-<n>); `exactune merge` joins the shards");
-  command->add_option("--only", options->sweep.only,
-                      "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
-                      "shapes its choices rest on; writes sweep.yaml only (default --out: "
-                      "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next")
+  command->add_option(
+      "--shard", options->sweep.shard,
+      "sweep shard i of n (i from 1): every n-th (shape, variant) pair of the sorted space, each shape's "
+      "copy and reference chain besides; writes sweep.yaml only (default --out: "
+      "reports/<gpu-slug>/<family>/shards/<i>-of-<n>); `exactune merge` joins the shards");
+  command
+      ->add_option("--only", options->sweep.only,
+                   "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
+                   "shapes its choices rest on; writes sweep.yaml only (default --out: "
+                   "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next")
       ->check(nonempty_path());
   command->add_option("--devices", options->devices,
                       "all, or GPU ordinals 0,1,...: one child sweep per GPU (--device d --shard i/k, its log in "

@@ -12,9 +12,9 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "store/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
+#include "store/family_tables.hpp"
 
 namespace exactune::cli {
 
@@ -30,14 +30,16 @@ void add_tables_command(CLI::App& app, Run& run) {
                             "<family>/device_name=<NAME>.json per GPU, from every <reports>/<gpu-slug>/<family>/"
                             "heuristics.yaml; the same files always give the same bytes",
                             kTablesHeaderFile, kTablesJsonFile));
-  command->add_option("--reports", options->reports, "the folder exactune sweep writes to")->capture_default_str()
+  command->add_option("--reports", options->reports, "the folder exactune sweep writes to")
+      ->capture_default_str()
       ->check(nonempty_path());
   command->add_option("--out", options->out, "folder to write to, created if need be (default: <reports>/tables)")
       ->check(nonempty_path());
-  command->add_option("--records", options->records,
-                      "folder of <family>/verified_defaults.yaml (exactune verify-defaults), where the defaults serve "
-                      "only their verified sizes (default: <reports>/tables; a family without one: its defaults "
-                      "serve no size)")
+  command
+      ->add_option("--records", options->records,
+                   "folder of <family>/verified_defaults.yaml (exactune verify-defaults), where the defaults serve "
+                   "only their verified sizes (default: <reports>/tables; a family without one: its defaults "
+                   "serve no size)")
       ->check(nonempty_path());
   command->callback([&run, options] {
     run = [options] {
@@ -51,8 +53,9 @@ void add_tables_command(CLI::App& app, Run& run) {
         for (FamilyTables& t : read) {
           read_defaults_record(t, records);
           if (!t.defaults_record) {
-            fmt::print(stderr, "exactune: no {}: the defaults of {} serve no size (exactune verify-defaults "
-                               "--family {} writes it)\n",
+            fmt::print(stderr,
+                       "exactune: no {}: the defaults of {} serve no size (exactune verify-defaults "
+                       "--family {} writes it)\n",
                        (records / defaults_record_path(t.family)).string(), t.family, t.family);
           }
         }

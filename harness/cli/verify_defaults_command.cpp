@@ -14,11 +14,11 @@
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
-#include "store/family_tables.hpp"
-#include "store/defaults_record.hpp"
-#include "util/progress.hpp"
 #include "report/file_set.hpp"
+#include "store/defaults_record.hpp"
+#include "store/family_tables.hpp"
 #include "sweep/defaults_verification.hpp"
+#include "util/progress.hpp"
 
 namespace exactune::cli {
 
@@ -48,11 +48,14 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
   command->add_option("--reports", options->reports, "the folder of <gpu-slug>/<family>/heuristics.yaml")
       ->capture_default_str()
       ->check(nonempty_path());
-  command->add_option("--out", options->out,
-                      "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)")
+  command
+      ->add_option("--out", options->out,
+                   "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)")
       ->check(nonempty_path());
-  command->add_option("--cache-dir", options->cache_dir,
-                      "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
+  command
+      ->add_option(
+          "--cache-dir", options->cache_dir,
+          "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
       ->check(nonempty_path());
   command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
       ->check(whole_number_at_least(0));
@@ -65,7 +68,8 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       if (!options->shape.empty()) {
         const auto it = std::find_if(set.shapes.begin(), set.shapes.end(),
                                      [&](const Shape& s) { return s.name == options->shape; });
-        if (it == set.shapes.end()) throw input_error(fmt::format("--shape {}: no such shape in {}", options->shape, set.source));
+        if (it == set.shapes.end())
+          throw input_error(fmt::format("--shape {}: no such shape in {}", options->shape, set.source));
         shape = &*it;
       }
       std::vector<int> sizes = served_sizes(family);
@@ -79,15 +83,14 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
         std::sort(sizes.begin(), sizes.end());
       }
       const std::filesystem::path reports = options->reports;
-      const std::filesystem::path out = options->out.empty()
-                                            ? reports / "tables" / defaults_record_path(family.name())
-                                            : std::filesystem::path(options->out);
+      const std::filesystem::path out = options->out.empty() ? reports / "tables" / defaults_record_path(family.name())
+                                                             : std::filesystem::path(options->out);
       const FamilyTables tables = blaming_the_input([&] {
         for (FamilyTables& t : tables_by_family(load_swept_heuristics(reports))) {
           if (t.family == family.name()) return t;
         }
-        throw input_error(fmt::format("{}: no */{}/heuristics.yaml: no defaults to verify", reports.string(),
-                                      family.name()));
+        throw input_error(
+            fmt::format("{}: no */{}/heuristics.yaml: no defaults to verify", reports.string(), family.name()));
       });
       const std::vector<ConfigurationToVerify> plan = configurations_to_verify(family, tables, sizes);
 
@@ -112,7 +115,10 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       Progress progress("verify-defaults", total);
       std::size_t finished = 0, current = 0;
       verification.on_size = [&](const std::string& variant, std::size_t done, std::size_t of) {
-        if (done == of) finished += of, current = 0; else current = done;
+        if (done == of)
+          finished += of, current = 0;
+        else
+          current = done;
         progress.advance(finished + current, variant);
       };
       const auto start = std::chrono::steady_clock::now();
@@ -123,12 +129,16 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       blaming_the_input([&] { write_file_whole(out, to_defaults_yaml(record)); });
       std::size_t failed = 0;
       for (const VerifiedConfiguration& c : record.configurations) {
-        fmt::print("{}: verified {}{}\n", c.variant, fmt::join(std::vector<std::string>([&] {
-                     std::vector<std::string> texts;
-                     for (const SizeRange& r : c.verified) texts.push_back(to_string(r));
-                     return texts;
-                   }()), ", "), c.failed.empty() ? "" : fmt::format("; FAILED at {} sizes, first {}: {}", c.failed.size(),
-                                                                   c.failed.front().size, c.failed.front().first_failure));
+        fmt::print("{}: verified {}{}\n", c.variant,
+                   fmt::join(std::vector<std::string>([&] {
+                               std::vector<std::string> texts;
+                               for (const SizeRange& r : c.verified) texts.push_back(to_string(r));
+                               return texts;
+                             }()),
+                             ", "),
+                   c.failed.empty() ? ""
+                                    : fmt::format("; FAILED at {} sizes, first {}: {}", c.failed.size(),
+                                                  c.failed.front().size, c.failed.front().first_failure));
         failed += c.failed.size();
       }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

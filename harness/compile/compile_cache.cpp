@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include <exactune/error.hpp>
+
 #include "util/content_hash.hpp"
 #include "util/process_liveness.hpp"
 

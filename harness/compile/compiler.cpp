@@ -1,21 +1,21 @@
 #include "compile/compiler.hpp"
 
+#include <fmt/format.h>
 #include <nvrtc.h>
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <map>
 #include <atomic>
 #include <functional>
-#include <optional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
-#include "compile/nvrtc_compiler.hpp"
 #include <exactune/error.hpp>
+
+#include "compile/nvrtc_compiler.hpp"
 #include "compile/target_compiler.hpp"
 
 namespace exactune {
@@ -56,9 +56,10 @@ std::vector<CompileOutcome> no_compiler_for(const std::vector<CompileRequest>& r
     CompileOutcome o;
     o.request = r;
     o.ok = false;
-    o.log = fmt::format("no compiler for target '{}' is linked into this program (NVRTC serves sm_* targets; "
-                        "others need their compiler's library, e.g. compile/host/ for \"host\")",
-                        r.target);
+    o.log = fmt::format(
+        "no compiler for target '{}' is linked into this program (NVRTC serves sm_* targets; "
+        "others need their compiler's library, e.g. compile/host/ for \"host\")",
+        r.target);
     outcomes.push_back(std::move(o));
   }
   return outcomes;
@@ -114,8 +115,8 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
     const TargetCompiler* compiler = target_compiler(target);
     std::vector<CompileRequest> batch;
     for (std::size_t i : indices) batch.push_back(requests[i]);
-    std::vector<CompileOutcome> compiled = compiler ? compiler->compile(batch, cache, worker_count(options, batch.size()))
-                                                    : no_compiler_for(batch);
+    std::vector<CompileOutcome> compiled =
+        compiler ? compiler->compile(batch, cache, worker_count(options, batch.size())) : no_compiler_for(batch);
     for (std::size_t k = 0; k < indices.size(); ++k) {
       outcomes[indices[k]] = std::move(compiled[k]);
       finished(indices[k]);

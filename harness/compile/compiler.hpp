@@ -8,8 +8,9 @@
 #include <functional>
 #include <vector>
 
-#include "compile/compile_cache.hpp"
 #include <exactune/compile_request.hpp>
+
+#include "compile/compile_cache.hpp"
 
 namespace exactune {
 

@@ -8,7 +8,7 @@ namespace exactune {
 namespace {
 
 // The ELF64 layout (System V gABI) as far as this reader needs it.
-constexpr std::uint32_t kSymtab = 2;       // SHT_SYMTAB
+constexpr std::uint32_t kSymtab = 2;        // SHT_SYMTAB
 constexpr std::size_t kSectionHeader = 64;  // Elf64_Shdr
 constexpr std::size_t kSymbol = 24;         // Elf64_Sym
 // .nv.info records: a format byte, an attribute byte, a 16-bit value; in the
@@ -26,7 +26,11 @@ class ElfReader {
   explicit ElfReader(std::string_view bytes) : bytes_(bytes) {}
 
   bool valid() const {
-    return bytes_.size() >= 64 && bytes_.substr(0, 4) == "\x7f" "ELF" && bytes_[4] == 2 && bytes_[5] == 1;
+    return bytes_.size() >= 64 &&
+           bytes_.substr(0, 4) ==
+               "\x7f"
+               "ELF" &&
+           bytes_[4] == 2 && bytes_[5] == 1;
   }
   std::size_t sections() const { return u16(0x3c); }
 
@@ -91,7 +95,8 @@ std::optional<std::uint32_t> symbol_index(const ElfReader& elf, std::string_view
     for (std::size_t k = 0; k + kSymbol <= table.size(); k += kSymbol) {
       std::uint32_t name_at = 0;
       std::memcpy(&name_at, table.data() + k, 4);  // the host is little-endian, as the cubin
-      if (elf.string_at(strings->offset, strings->size, name_at) == name) return static_cast<std::uint32_t>(k / kSymbol);
+      if (elf.string_at(strings->offset, strings->size, name_at) == name)
+        return static_cast<std::uint32_t>(k / kSymbol);
     }
   }
   return std::nullopt;
@@ -121,12 +126,12 @@ std::optional<CubinFigures> read_cubin_figures(std::string_view cubin, std::stri
       std::memcpy(&value, records.data() + at + 2, 2);
       at += 4;
       if (format != kFormatSval) continue;
-      if (value >= 8 && at + value <= records.size() &&
-          (attribute == kAttrRegCount || attribute == kAttrFrameSize)) {
+      if (value >= 8 && at + value <= records.size() && (attribute == kAttrRegCount || attribute == kAttrFrameSize)) {
         std::uint32_t kernel = 0, figure = 0;
         std::memcpy(&kernel, records.data() + at, 4);
         std::memcpy(&figure, records.data() + at + 4, 4);
-        if (kernel == *symbol && attribute == kAttrRegCount) figures.registers = static_cast<int>(figure), registers_found = true;
+        if (kernel == *symbol && attribute == kAttrRegCount)
+          figures.registers = static_cast<int>(figure), registers_found = true;
         if (kernel == *symbol && attribute == kAttrFrameSize) figures.frame_bytes = static_cast<int>(figure);
       }
       at += value;

@@ -3,21 +3,23 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <optional>
-#include <string_view>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
-#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include <exactune/error.hpp>
 
 #include "compile/cubin_resources.hpp"
-#include "util/embedded_files.hpp"
-#include <exactune/error.hpp>
 #include "compile/ptxas_report.hpp"
-#include "util/content_hash.hpp"
 #include "compile/template_includes.hpp"
+#include "util/content_hash.hpp"
+#include "util/embedded_files.hpp"
 
 namespace exactune {
 namespace {
@@ -25,7 +27,7 @@ namespace {
 // Bit-exactness must not depend on compiler defaults: no contraction, IEEE
 // division and square root, denormals kept.
 const std::vector<std::string> kFixedOptions = {
-    "-std=c++17", "-default-device", "--fmad=false", "--ftz=false",
+    "-std=c++17",      "-default-device",  "--fmad=false",       "--ftz=false",
     "--prec-div=true", "--prec-sqrt=true", "--ptxas-options=-v",
 };
 
@@ -98,8 +100,10 @@ ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vec
   std::vector<std::string> header_texts, header_names;
   for (const TemplateInclude& include : template_includes(first.main_file)) {
     if (std::find(header_names.begin(), header_names.end(), include.spelling) != header_names.end()) {
-      throw error(fmt::format("{}: two templates include \"{}\" meaning different files; spell one from the "
-                              "repository root", first.main_file, include.spelling));
+      throw error(
+          fmt::format("{}: two templates include \"{}\" meaning different files; spell one from the "
+                      "repository root",
+                      first.main_file, include.spelling));
     }
     header_texts.emplace_back(embedded_file(include.path));
     header_names.push_back(include.spelling);
@@ -123,8 +127,7 @@ ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vec
   }
   std::vector<const char*> option_ptrs;
   for (const std::string& o : options) option_ptrs.push_back(o.c_str());
-  const nvrtcResult compiled =
-      nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  const nvrtcResult compiled = nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(*program, &log_size);
   result.log.resize(log_size);
@@ -148,8 +151,10 @@ ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vec
 }
 
 nlohmann::json resources_json(const KernelResources& r) {
-  return {{"registers", r.registers},     {"spill_store_bytes", r.spill_store_bytes},
-          {"spill_load_bytes", r.spill_load_bytes}, {"stack_frame_bytes", r.stack_frame_bytes},
+  return {{"registers", r.registers},
+          {"spill_store_bytes", r.spill_store_bytes},
+          {"spill_load_bytes", r.spill_load_bytes},
+          {"stack_frame_bytes", r.stack_frame_bytes},
           {"shared_bytes", r.shared_bytes}};
 }
 

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "compile/compile_cache.hpp"
 #include <exactune/compile_request.hpp>
+
+#include "compile/compile_cache.hpp"
 
 namespace exactune {
 

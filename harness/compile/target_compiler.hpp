@@ -10,6 +10,7 @@
 
 #include <exactune/compile_request.hpp>
 #include <exactune/compiled_kernel.hpp>
+
 #include "compile/compile_cache.hpp"
 
 namespace exactune {

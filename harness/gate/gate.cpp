@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <exactune/error.hpp>
+
 #include "gate/gate_changes.hpp"
 
 namespace exactune {
@@ -95,9 +96,10 @@ class Comparison {
     same_gpu_ = gpu(baseline_.device) == gpu(candidate_.device);
     if (!same_gpu_) {
       add({"", "", GateCheck::speed, GateChange::different_gpu, gpu(baseline_.device), gpu(candidate_.device),
-           "timings are not comparable", fmt::format("the baseline ran on {} and the candidate on {}: speed is not "
-                                                     "compared across GPUs",
-                                                     gpu(baseline_.device), gpu(candidate_.device))});
+           "timings are not comparable",
+           fmt::format("the baseline ran on {} and the candidate on {}: speed is not "
+                       "compared across GPUs",
+                       gpu(baseline_.device), gpu(candidate_.device))});
     }
     if (baseline_.reference_recipe != candidate_.reference_recipe) {
       add({"", "", GateCheck::exactness, GateChange::different_reference, baseline_.reference_recipe,
@@ -171,8 +173,8 @@ class Comparison {
           add({shape, b.variant, GateCheck::exactness, GateChange::removed_variant, variant_words(b), "missing"});
         }
       } else if (b.exact && !proven_exact_as(*c, b)) {
-        const std::string why = !proven_exact(*c)   ? (c->failure.empty() ? "no failure recorded" : c->failure)
-                                                    : "fewer cases than the baseline's";
+        const std::string why = !proven_exact(*c) ? (c->failure.empty() ? "no failure recorded" : c->failure)
+                                                  : "fewer cases than the baseline's";
         add({shape, b.variant, GateCheck::exactness, GateChange::lost_exactness, base_words, exactness_words(*c), "",
              fmt::format("{} on {}: was exact on {}/{} cases, now {}: {}", b.variant, shape, b.cases_passed,
                          b.cases_total, exactness_words(*c), why)});
@@ -190,8 +192,14 @@ class Comparison {
   // A speed finding about one regime.
   void add_speed(const std::string& shape, const std::string& variant, TimingRegime regime, GateChange change,
                  std::string baseline, std::string candidate, std::string detail = "", std::string message = "") {
-    GateFinding f{shape, variant, GateCheck::speed, change, std::move(baseline), std::move(candidate),
-                  std::move(detail), std::move(message)};
+    GateFinding f{shape,
+                  variant,
+                  GateCheck::speed,
+                  change,
+                  std::move(baseline),
+                  std::move(candidate),
+                  std::move(detail),
+                  std::move(message)};
     f.regime = regime;
     add(std::move(f));
   }
@@ -203,8 +211,8 @@ class Comparison {
   // regime. A noisy candidate does not widen its tolerance: it is too noisy to
   // judge. `first`: the first regime gated, which says what concerns them all
   // (nothing to gate, the chosen configuration removed) once.
-  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen,
-                     TimingRegime regime, bool first) {
+  void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen, TimingRegime regime,
+                     bool first) {
     const std::string& shape = base.shape.name;
     const std::string what = fmt::format(" ({})", regime_name(regime));
     if (chosen == nullptr) {
@@ -223,9 +231,9 @@ class Comparison {
     const VariantResult* c = cand.find(chosen->variant);
     if (c == nullptr) {
       if (!first) return;  // said once, by the first regime's check
-      add_speed(shape, chosen->variant, regime, GateChange::chosen_removed, base_words, "missing", "",
-                fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant,
-                            shape));
+      add_speed(
+          shape, chosen->variant, regime, GateChange::chosen_removed, base_words, "missing", "",
+          fmt::format("{}, the chosen configuration of {}, is missing from the candidate", chosen->variant, shape));
       return;
     }
     if (!c->timing(regime)) {
@@ -270,11 +278,10 @@ class Comparison {
                               : slowdown > noise                             ? GateChange::slower_under_threshold
                               : slowdown < -noise                            ? GateChange::improved
                                                                              : GateChange::within_noise;
-    const std::string figures =
-        fmt::format("{:+.1f}%{} (noise {}{})", slowdown * 100, relative ? " against the copy" : "", percent(noise),
-                    run_to_run ? fmt::format(", run to run {} over {} passes", percent(run_to_run->noise),
-                                             run_to_run->passes)
-                               : "");
+    const std::string figures = fmt::format(
+        "{:+.1f}%{} (noise {}{})", slowdown * 100, relative ? " against the copy" : "", percent(noise),
+        run_to_run ? fmt::format(", run to run {} over {} passes", percent(run_to_run->noise), run_to_run->passes)
+                   : "");
     const std::string message =
         change != GateChange::slower
             ? ""
@@ -292,7 +299,6 @@ class Comparison {
   GateReport report_;
   bool same_gpu_ = true;
 };
-
 
 }  // namespace
 

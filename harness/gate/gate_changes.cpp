@@ -26,7 +26,8 @@ const std::array<ChangeTraits, 18> kGateChanges = {{
 }};
 
 const ChangeTraits& change_traits(GateChange change) {
-  return *std::find_if(kGateChanges.begin(), kGateChanges.end(), [&](const ChangeTraits& t) { return t.change == change; });
+  return *std::find_if(kGateChanges.begin(), kGateChanges.end(),
+                       [&](const ChangeTraits& t) { return t.change == change; });
 }
 
 }  // namespace exactune

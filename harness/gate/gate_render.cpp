@@ -38,9 +38,8 @@ std::vector<std::string> failures_of(const GateReport& report, const std::string
 
 bool has_finding(const GateReport& report, const std::string& shape, GateCheck check,
                  std::optional<TimingRegime> regime) {
-  return std::any_of(report.findings.begin(), report.findings.end(), [&](const GateFinding& f) {
-    return f.shape == shape && f.check == check && f.regime == regime;
-  });
+  return std::any_of(report.findings.begin(), report.findings.end(),
+                     [&](const GateFinding& f) { return f.shape == shape && f.check == check && f.regime == regime; });
 }
 
 std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
@@ -80,8 +79,8 @@ std::string gate_summary_line(const GateReport& report) {
     if (n > 0 || t.always_counted) counts.push_back(fmt::format("{} {}", n, n == 1 ? t.label : t.plural));
   }
   if (report.outside_selection > 0) {
-    counts.push_back(fmt::format("{} baseline (shape, variant) pairs outside the candidate's selection",
-                                 report.outside_selection));
+    counts.push_back(
+        fmt::format("{} baseline (shape, variant) pairs outside the candidate's selection", report.outside_selection));
   }
   return fmt::format("gate: {}: {} (threshold {:g}%)", report.passed() ? "PASS" : "FAIL", fmt::join(counts, ", "),
                      report.threshold * 100);

@@ -8,8 +8,9 @@
 #include <sstream>
 
 #include <exactune/error.hpp>
-#include "util/text_file.hpp"
+
 #include "store/heuristics.hpp"
+#include "util/text_file.hpp"
 
 namespace exactune {
 namespace {
@@ -38,21 +39,23 @@ Selection gate_selection(const Heuristics& heuristics, const std::string& heuris
   const std::vector<ShapeVariant> space = space_pairs(family, shapes, glob);
   std::set<ShapeVariant> pairs;
   for (const Choice& choice : heuristics.device.choices) {
-    const auto shape = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& s) { return s.name == choice.shape; });
+    const auto shape =
+        std::find_if(shapes.begin(), shapes.end(), [&](const Shape& s) { return s.name == choice.shape; });
     if (shape == shapes.end()) {
-      throw input_error(fmt::format("{}:{}: the choice for {} {} rests on shape '{}', which the shapes swept do not "
-                                    "define: sweep the shapes the table was chosen from (--shapes)",
-                                    heuristics_file, line_naming(text, choice.shape), family.size_parameter(),
-                                    choice.size, choice.shape));
+      throw input_error(fmt::format(
+          "{}:{}: the choice for {} {} rests on shape '{}', which the shapes swept do not "
+          "define: sweep the shapes the table was chosen from (--shapes)",
+          heuristics_file, line_naming(text, choice.shape), family.size_parameter(), choice.size, choice.shape));
     }
     for (const std::string& variant : {choice.chosen.variant, choice.runner_up}) {
       if (variant.empty()) continue;  // no runner-up
       const ShapeVariant pair{choice.shape, variant};
       if (!std::binary_search(space.begin(), space.end(), pair)) {
-        throw input_error(fmt::format("{}:{}: variant {} of shape '{}' is no valid variant of family {} at {} {} "
-                                      "that --variants {} matches",
-                                      heuristics_file, line_naming(text, choice.shape), variant, choice.shape,
-                                      family.name(), family.size_parameter(), shape->size, glob));
+        throw input_error(
+            fmt::format("{}:{}: variant {} of shape '{}' is no valid variant of family {} at {} {} "
+                        "that --variants {} matches",
+                        heuristics_file, line_naming(text, choice.shape), variant, choice.shape, family.name(),
+                        family.size_parameter(), shape->size, glob));
       }
       pairs.insert(pair);
     }

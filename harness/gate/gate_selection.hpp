@@ -10,8 +10,9 @@
 
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include "store/heuristics.hpp"
+
 #include "space/selection.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune {
 

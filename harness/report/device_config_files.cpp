@@ -6,6 +6,7 @@
 #include <set>
 
 #include <exactune/error.hpp>
+
 #include "report/family_json.hpp"
 #include "report/heuristics_view.hpp"
 #include "store/family_tables.hpp"
@@ -36,8 +37,8 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
           {"cc_major", device["cc_major"]},
           {"cc_minor", device["cc_minor"]},
           {"sm_count", device["sm_count"]}}},
-        {"keys", fmt::format("{} -> the largest row count of the bucket (\"inf\": every larger count) -> launch config",
-                             size)},
+        {"keys",
+         fmt::format("{} -> the largest row count of the bucket (\"inf\": every larger count) -> launch config", size)},
         {"default", device["default"]},
         {"default_fallbacks", device["default_fallbacks"]}};
     std::set<std::string> named = {device["default"]["variant"]};
@@ -57,9 +58,10 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
     const std::string name = device_file_name(tables.devices[i].name);
     for (std::size_t j = 0; j < i; ++j) {
       if (files[j].name == name) {
-        throw input_error(fmt::format("family {}: devices '{}' and '{}' both make the file name {}; each GPU needs "
-                                      "one of its own",
-                                      tables.family, tables.devices[j].name, tables.devices[i].name, name));
+        throw input_error(
+            fmt::format("family {}: devices '{}' and '{}' both make the file name {}; each GPU needs "
+                        "one of its own",
+                        tables.family, tables.devices[j].name, tables.devices[i].name, name));
       }
     }
     files.push_back({name, file.dump(2) + "\n"});

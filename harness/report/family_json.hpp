@@ -5,6 +5,7 @@
 // interface).
 #pragma once
 #include <nlohmann/json.hpp>
+
 #include <string_view>
 
 #include "store/family_tables.hpp"

@@ -1,7 +1,6 @@
 // write_file_set: temporaries flushed, then renamed with hard-link backups for
 // the way back, and the leftovers of killed runs cleared first.
 #include "report/file_set.hpp"
-#include "util/process_liveness.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -17,6 +16,8 @@
 #include <string_view>
 
 #include <exactune/error.hpp>
+
+#include "util/process_liveness.hpp"
 
 namespace exactune {
 
@@ -163,7 +164,8 @@ class SetWrite {
         fs::remove(backup, ec);
         if (::link(target.c_str(), backup.c_str()) != 0 &&
             !fs::copy_file(target, backup, fs::copy_options::overwrite_existing, ec)) {
-          throw error(fmt::format("{}: cannot keep the old file while replacing it: {}", target.string(), ec.message()));
+          throw error(
+              fmt::format("{}: cannot keep the old file while replacing it: {}", target.string(), ec.message()));
         }
         backed_up_[i] = true;
       }

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include <exactune/error.hpp>
+
 #include "util/embedded_files.hpp"
 
 namespace exactune {

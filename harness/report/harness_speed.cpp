@@ -15,19 +15,20 @@ std::string seconds(const nlohmann::json& stages, const char* stage) {
 
 std::string sweeps_table(const nlohmann::json& sweeps) {
   std::string out =
-      "| strategy | compile cache | wall s | verify s (runs) | time s (screens and full timings) | re-time s | noise s | "
+      "| strategy | compile cache | wall s | verify s (runs) | time s (screens and full timings) | re-time s | noise s "
+      "| "
       "fully timed / exact | exit |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const nlohmann::json& s : sweeps) {
     const nlohmann::json& stages = s.at("stages");
-    const std::string verify =
-        stages.contains("verify")
-            ? fmt::format("{} ({})", seconds(stages, "verify"), stages.at("verify").at("steps").get<long long>())
-            : "-";
+    const std::string verify = stages.contains("verify") ? fmt::format("{} ({})", seconds(stages, "verify"),
+                                                                       stages.at("verify").at("steps").get<long long>())
+                                                         : "-";
     out += fmt::format("| {} | {} | {:.1f} | {} | {} | {} | {} | {} | {} |\n", s.at("strategy").get<std::string>(),
-                       s.at("cache").get<std::string>(), s.at("wall_s").get<double>(), verify,
-                       seconds(stages, "time"), seconds(stages, "re-time"), seconds(stages, "noise"),
-                       s.contains("exact") ? fmt::format("{} / {}", s.at("fully_timed").get<int>(), s.at("exact").get<int>())
-                                           : std::string("-"),
+                       s.at("cache").get<std::string>(), s.at("wall_s").get<double>(), verify, seconds(stages, "time"),
+                       seconds(stages, "re-time"), seconds(stages, "noise"),
+                       s.contains("exact")
+                           ? fmt::format("{} / {}", s.at("fully_timed").get<int>(), s.at("exact").get<int>())
+                           : std::string("-"),
                        s.at("exit").get<int>());
   }
   return out;
@@ -57,13 +58,15 @@ std::string harness_speed_section(const NamedText& record) {
     }
     if (const nlohmann::json& devices = speed.at("devices"); !devices.is_null()) {
       out += devices.at("speedup").is_null()
-                 ? fmt::format("\nEvery GPU of the host (`--devices all`): the speedup of 2 GPUs over 1 was not "
-                               "measured: {}.\n",
-                               devices.at("why_not").get<std::string>())
-                 : fmt::format("\nEvery GPU of the host (`--devices all`, {} GPUs): {:.1f} s against {:.1f} s on one: "
-                               "{:.2f}x.\n",
-                               devices.at("gpus").get<int>(), devices.at("all_wall_s").get<double>(),
-                               devices.at("one_wall_s").get<double>(), devices.at("speedup").get<double>());
+                 ? fmt::format(
+                       "\nEvery GPU of the host (`--devices all`): the speedup of 2 GPUs over 1 was not "
+                       "measured: {}.\n",
+                       devices.at("why_not").get<std::string>())
+                 : fmt::format(
+                       "\nEvery GPU of the host (`--devices all`, {} GPUs): {:.1f} s against {:.1f} s on one: "
+                       "{:.2f}x.\n",
+                       devices.at("gpus").get<int>(), devices.at("all_wall_s").get<double>(),
+                       devices.at("one_wall_s").get<double>(), devices.at("speedup").get<double>());
     }
     return out;
   } catch (const nlohmann::json::exception& e) {

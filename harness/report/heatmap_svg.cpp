@@ -14,6 +14,7 @@
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
+
 #include "util/xml_escape.hpp"
 
 namespace exactune {
@@ -40,7 +41,7 @@ namespace {
 
 // One cell: the best exact variant at (panel, column, row) of the heatmap's axes.
 struct Cell {
-  double value = 0;  // hot median, or its ratio to the copy
+  double value = 0;   // hot median, or its ratio to the copy
   std::string label;  // the other axes of the best variant
 };
 
@@ -86,7 +87,6 @@ std::map<CellKey, Cell> best_cells(const ShapeResult& s, const HeatmapAxes& axes
   }
   return cells;
 }
-
 
 struct Rgb {
   double r, g, b;
@@ -155,8 +155,9 @@ class HeatmapSvg {
         "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"#fff\"/>\n",
         width, height);
     const Shape& shape = shape_.shape;
-    text(out, 16, 24, fmt::format("{}: {} by {} × {} ({}={}, rows={})", shape.name, metric(), axes_.columns,
-                                  axes_.rows, family_.size_parameter(), shape.size, shape.rows()),
+    text(out, 16, 24,
+         fmt::format("{}: {} by {} × {} ({}={}, rows={})", shape.name, metric(), axes_.columns, axes_.rows,
+                     family_.size_parameter(), shape.size, shape.rows()),
          "start", "font-size=\"15\" font-weight=\"bold\"");
     text(out, 16, 44,
          "each cell: the fastest bit-exact variant over the other axes, which its label names; the fastest cell is "
@@ -177,9 +178,7 @@ class HeatmapSvg {
   std::string value_text(double v) const { return ratio_ ? fmt::format("{:.2f}×", v) : fmt::format("{:.2f} µs", v); }
 
   // Log scale: ratios between configurations matter, not differences.
-  double position(double v) const {
-    return high_ > low_ ? std::log(v / low_) / std::log(high_ / low_) : 0.0;
-  }
+  double position(double v) const { return high_ > low_ ? std::log(v / low_) / std::log(high_ / low_) : 0.0; }
 
   static void text(std::string& out, int x, int y, std::string_view content, std::string_view anchor,
                    std::string_view extra = "") {
@@ -190,8 +189,7 @@ class HeatmapSvg {
   void panel(std::string& out, int left, const std::string& panel_value) const {
     const int panel_width = kCellWidth * static_cast<int>(columns_.size());
     if (!axes_.panels.empty()) {
-      text(out, left + panel_width / 2, kTop - 22, axes_.panels + ": " + panel_value, "middle",
-           "font-weight=\"bold\"");
+      text(out, left + panel_width / 2, kTop - 22, axes_.panels + ": " + panel_value, "middle", "font-weight=\"bold\"");
     }
     for (std::size_t x = 0; x < columns_.size(); ++x) {
       text(out, left + static_cast<int>(x) * kCellWidth + kCellWidth / 2, kTop - 6, columns_[x], "middle");
@@ -216,10 +214,11 @@ class HeatmapSvg {
     const auto it = cells_.find(key);
     const bool fastest = it != cells_.end() && it->second.value == low_;
     const Rgb colour = it == cells_.end() ? Rgb{} : colour_at(position(it->second.value));
-    fmt::format_to(std::back_inserter(out),
-                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n",
-                   x, y, kCellWidth, kCellHeight, it == cells_.end() ? kNoExactGrey : hex(colour),
-                   fastest ? "#d00" : "#fff", fastest ? 3 : 1);
+    fmt::format_to(
+        std::back_inserter(out),
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n", x, y,
+        kCellWidth, kCellHeight, it == cells_.end() ? kNoExactGrey : hex(colour), fastest ? "#d00" : "#fff",
+        fastest ? 3 : 1);
     if (it == cells_.end()) {
       text(out, x + kCellWidth / 2, y + kCellHeight / 2 + 4, "no exact variant", "middle",
            "font-size=\"10\" fill=\"#555\"");
@@ -240,8 +239,8 @@ class HeatmapSvg {
     out += "</linearGradient></defs>\n";
     text(out, kLeft, top - 6, metric() + ", log scale", "start", "font-size=\"11\"");
     fmt::format_to(std::back_inserter(out),
-                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"url(#scale)\" stroke=\"#888\"/>\n",
-                   kLeft, top, kBarWidth);
+                   "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"url(#scale)\" stroke=\"#888\"/>\n", kLeft,
+                   top, kBarWidth);
     text(out, kLeft, top + 28, value_text(low_) + " fastest", "start", "font-size=\"11\"");
     text(out, kLeft + kBarWidth, top + 28, value_text(high_) + " slowest", "end", "font-size=\"11\"");
     fmt::format_to(std::back_inserter(out),

@@ -4,8 +4,6 @@
 // same for every family (the tables' types, select() and its helpers) is C++
 // of its own in generated/, pasted here (fixed_cpp.hpp); what this file writes
 // is the family's: its axes, its tables and its narrowed forms.
-#include "report/heuristics_emitter.hpp"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +13,7 @@
 #include <string_view>
 
 #include "report/fixed_cpp.hpp"
+#include "report/heuristics_emitter.hpp"
 #include "report/heuristics_view.hpp"
 #include "util/gpu_arch.hpp"
 
@@ -50,9 +49,7 @@ std::string comment_lines(std::string_view text, std::string_view indent, std::s
 }
 
 // The namespace of one family's header: several can be included together.
-std::string cpp_namespace(const FamilyView& view) {
-  return fmt::format("exactune_heuristics::{}", view.family.name());
-}
+std::string cpp_namespace(const FamilyView& view) { return fmt::format("exactune_heuristics::{}", view.family.name()); }
 
 std::string cpp_types(const std::vector<AxisForm>& forms, const FamilyView& view) {
   std::string out = fmt::format("namespace {} {{\n\n", cpp_namespace(view));
@@ -88,8 +85,8 @@ std::string row_range(const Choice& c, std::optional<std::int64_t> previous_boun
 }
 
 std::string describe_choice(const Choice& c, std::optional<std::int64_t> previous_bound, const FamilyView& view) {
-  std::string text = fmt::format("{} {}, {}: {} us on {}", view.size, c.size, row_range(c, previous_bound),
-                                 c.median_us, comment_safe(c.shape));
+  std::string text = fmt::format("{} {}, {}: {} us on {}", view.size, c.size, row_range(c, previous_bound), c.median_us,
+                                 comment_safe(c.shape));
   if (c.margin) text += fmt::format("; runner-up {} {:+.2f}%", c.runner_up, *c.margin * 100);
   if (c.shared) text += "; shared by the size's buckets";
   return text;
@@ -203,7 +200,8 @@ std::string family_namespace(const FamilyTables& tables, const FamilyView& view)
     out += "},\n";
   }
   out += "};\n\n";
-  out += comment_lines(fmt::format("Rule 4, the global default: {}.", comment_safe(view.family.global_default_reason())), "");
+  out += comment_lines(
+      fmt::format("Rule 4, the global default: {}.", comment_safe(view.family.global_default_reason())), "");
   fmt::format_to(std::back_inserter(out), "inline constexpr LaunchConfig kGlobalDefault = {};\n",
                  cpp_config(tables.global_default, forms));
   out += comment_lines(fmt::format("Every (variant, {}) proven bit-exact: the only configurations select() returns, "

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "store/heuristics.hpp"
 #include "store/family_tables.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune {
 

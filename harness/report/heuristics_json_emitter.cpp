@@ -2,13 +2,12 @@
 // emit_tables_json; family_json.hpp's object, which the per-device config
 // files re-key): the same tables, rules and verified sizes as the C++ header,
 // for Python and whatever reads JSON.
-#include "report/heuristics_emitter.hpp"
-
 #include <fmt/format.h>
 
 #include <string>
 
 #include "report/family_json.hpp"
+#include "report/heuristics_emitter.hpp"
 #include "report/heuristics_view.hpp"
 #include "util/gpu_arch.hpp"
 
@@ -17,7 +16,9 @@ namespace {
 
 using Json = GeneratedJson;
 
-Json json_value(const AxisForm& f, const std::string& value) { return f.integer ? Json(std::stoi(value)) : Json(value); }
+Json json_value(const AxisForm& f, const std::string& value) {
+  return f.integer ? Json(std::stoi(value)) : Json(value);
+}
 
 Json json_config(const Configuration& c, const std::vector<AxisForm>& forms) {
   Json config = {{"variant", c.variant}};
@@ -26,8 +27,7 @@ Json json_config(const Configuration& c, const std::vector<AxisForm>& forms) {
 }
 
 // The narrowed forms of a configuration, each with when it applies.
-Json json_fallbacks(const Configuration& configuration, const std::vector<AxisForm>& forms,
-                    const FamilyView& view) {
+Json json_fallbacks(const Configuration& configuration, const std::vector<AxisForm>& forms, const FamilyView& view) {
   Json fallbacks = Json::array();
   for (const SizeFallback& f : view.family.size_fallbacks()) {
     const AxisForm& form = form_of(forms, f);

@@ -18,11 +18,13 @@ namespace {
 
 bool is_identifier(std::string_view text) {
   return !text.empty() && !std::isdigit(static_cast<unsigned char>(text.front())) &&
-         std::all_of(text.begin(), text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+         std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 bool is_integer(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 // The clause of the rules for one size fallback.
@@ -37,15 +39,15 @@ FamilyView family_view(const std::string& family_name) {
   const KernelFamily& family = FamilyRegistry::find(family_name);
   FamilyView view{family, family.size_parameter(), {}};
   // select()'s other arguments and its locals, and Entry's other members
-  constexpr std::array<std::string_view, 17> kTaken = {"device_name", "cc_major", "cc_minor", "sm_count", "rows",
-                                                       "alignment",   "found",    "d",        "e",        "c",
-                                                       "tuned",       "max_rows", "config",   "v",        "answer",
-                                                       "fits",        "verified"};
+  constexpr std::array<std::string_view, 17> kTaken = {
+      "device_name", "cc_major", "cc_minor", "sm_count", "rows", "alignment", "found", "d",       "e",
+      "c",           "tuned",    "max_rows", "config",   "v",    "answer",    "fits",  "verified"};
   if (!is_identifier(family.name()) || !is_identifier(view.size) ||
       std::find(kTaken.begin(), kTaken.end(), view.size) != kTaken.end()) {
-    throw error(fmt::format("family '{}' with size parameter '{}': both must be C++ identifiers, and the size "
-                            "parameter none of {}, to name the header's namespace and select()'s argument",
-                            family.name(), view.size, fmt::join(kTaken, ", ")));
+    throw error(
+        fmt::format("family '{}' with size parameter '{}': both must be C++ identifiers, and the size "
+                    "parameter none of {}, to name the header's namespace and select()'s argument",
+                    family.name(), view.size, fmt::join(kTaken, ", ")));
   }
   for (const ParameterSpec& p : family.shape_parameters()) {
     if (p.name == view.size) view.size_description = p.description;
@@ -129,14 +131,17 @@ std::vector<AxisForm> axis_forms(const KernelFamily& family) {
 }
 
 const AxisForm& form_of(const std::vector<AxisForm>& forms, const SizeFallback& f) {
-  const auto it = std::find_if(forms.begin(), forms.end(), [&](const AxisForm& form) { return form.axis.name == f.axis; });
+  const auto it =
+      std::find_if(forms.begin(), forms.end(), [&](const AxisForm& form) { return form.axis.name == f.axis; });
   const auto valid = [&](const std::string& value) {
-    return it != forms.end() && std::find(it->axis.values.begin(), it->axis.values.end(), value) != it->axis.values.end();
+    return it != forms.end() &&
+           std::find(it->axis.values.begin(), it->axis.values.end(), value) != it->axis.values.end();
   };
   if (!valid(f.from) || !valid(f.to) || f.multiple < 1) {
-    throw error(fmt::format("size fallback {} {} -> {} (multiple {}): not values of one of the family's axes, or "
-                            "no multiple",
-                            f.axis, f.from, f.to, f.multiple));
+    throw error(
+        fmt::format("size fallback {} {} -> {} (multiple {}): not values of one of the family's axes, or "
+                    "no multiple",
+                    f.axis, f.from, f.to, f.multiple));
   }
   return *it;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <exactune/family.hpp>
+
 #include "store/family_tables.hpp"
 
 namespace exactune {

@@ -5,19 +5,19 @@
 
 #include <exactune/error.hpp>
 
-#include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
 #include "report/device_config_files.hpp"
 #include "report/harness_speed.hpp"
+#include "report/heatmap_svg.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
-#include "store/sweep_file.hpp"
 #include "store/chooser_policy.hpp"
-#include "store/heuristics.hpp"
-#include "store/targets.hpp"
 #include "store/family_tables.hpp"
 #include "store/framework_times.hpp"
-#include "report/heatmap_svg.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
+#include "store/targets.hpp"
 
 namespace exactune {
 
@@ -31,8 +31,8 @@ std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics,
 }
 
 std::vector<fs::path> write_generated_tables(const Heuristics& heuristics,
-                                            const std::optional<DefaultsRecord>& defaults_record,
-                                            const fs::path& directory) {
+                                             const std::optional<DefaultsRecord>& defaults_record,
+                                             const fs::path& directory) {
   return write_file_set(directory, generated_tables_files(heuristics, defaults_record));
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <exactune/results.hpp>
+
 #include "report/file_set.hpp"
 #include "store/defaults_record.hpp"
 #include "store/family_tables.hpp"

@@ -1,14 +1,5 @@
 #include "report/summary_report.hpp"
 
-#include "util/markdown_text.hpp"
-#include "util/xml_escape.hpp"
-#include "store/chooser_policy.hpp"
-#include "choose/chooser.hpp"
-#include "store/heuristics.hpp"
-#include "store/targets.hpp"
-#include "store/framework_times.hpp"
-#include "report/heatmap_svg.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,6 +15,15 @@
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 
+#include "choose/chooser.hpp"
+#include "report/heatmap_svg.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/framework_times.hpp"
+#include "store/heuristics.hpp"
+#include "store/targets.hpp"
+#include "util/markdown_text.hpp"
+#include "util/xml_escape.hpp"
+
 namespace exactune {
 namespace {
 
@@ -34,8 +34,8 @@ const VariantResult* best_by_policy(const ShapeResult& shape, ChooserPolicy poli
 }
 
 int exact_count(const ShapeResult& shape) {
-  return static_cast<int>(std::count_if(shape.variants.begin(), shape.variants.end(),
-                                        [](const VariantResult& v) { return v.exact; }));
+  return static_cast<int>(
+      std::count_if(shape.variants.begin(), shape.variants.end(), [](const VariantResult& v) { return v.exact; }));
 }
 
 // Exact variants with a full timing (in any regime): those the search strategy kept.
@@ -138,18 +138,17 @@ std::string shape_row(const ShapeResult& s, const Heuristics& h, const Parameter
   if (const std::optional<double> us = framework.eager(shape.name)) torch_eager = Timing{*us, *us, *us, 1};
   std::vector<std::string> values;
   for (const std::string& name : column.shown) values.push_back(parameter_text(shape, name));
-  std::string row = fmt::format("| {} | ({}) | {} | {} | {} | {} | {} |", markdown_text(shape.name),
-                                markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
-                                torch_eager ? microseconds(torch_eager) : "n/a",
-                                per_regime([&](TimingRegime r) { return s.reference_chain(r); }),
-                                best ? code(best->variant) : kMissing,
-                                per_regime([&](TimingRegime r) { return s.copy(r); }));
+  std::string row = fmt::format(
+      "| {} | ({}) | {} | {} | {} | {} | {} |", markdown_text(shape.name),
+      markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
+      torch_eager ? microseconds(torch_eager) : "n/a", per_regime([&](TimingRegime r) { return s.reference_chain(r); }),
+      best ? code(best->variant) : kMissing, per_regime([&](TimingRegime r) { return s.copy(r); }));
   for (TimingRegime r : kTimingRegimes) {
     const std::optional<Timing> figure = best ? best->timing(r) : std::nullopt;
     row += fmt::format(" {} | {} |", microseconds(figure), ratio(figure, s.copy(r)));
   }
-  return row + fmt::format(" {} | {} | {} | {}/{} |\n", rotation_text(s, device), noise_text(s),
-                           chosen_for(h, shape), exact_count(s), s.variants.size());
+  return row + fmt::format(" {} | {} | {} | {}/{} |\n", rotation_text(s, device), noise_text(s), chosen_for(h, shape),
+                           exact_count(s), s.variants.size());
 }
 
 // Each target against the sweep: computed verdicts, with the reason recorded
@@ -238,8 +237,10 @@ std::string axis_effects_section(const SweepResults& r, const KernelFamily& fami
         for (const Param& p : v.params) {
           if (p.axis != axis) continue;
           auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
-          if (it == best.end()) best.emplace_back(p.value, t->median_us);
-          else it->second = std::min(it->second, t->median_us);
+          if (it == best.end())
+            best.emplace_back(p.value, t->median_us);
+          else
+            it->second = std::min(it->second, t->median_us);
         }
       }
       std::string cell;
@@ -279,9 +280,9 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   const std::string size = family.size_parameter();
   const ParameterColumn column = parameter_column(r, family);
   const DeviceRecord& d = r.device;
-  std::string out = fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n",
-                                markdown_text(d.name), markdown_text(d.arch), d.sm_count,
-                                driver_text(d.driver_version), markdown_text(d.nvrtc_version));
+  std::string out =
+      fmt::format("# exactune sweep: {} ({}, {} SMs), CUDA driver {}, NVRTC {}\n\n", markdown_text(d.name),
+                  markdown_text(d.arch), d.sm_count, driver_text(d.driver_version), markdown_text(d.nvrtc_version));
   fmt::format_to(std::back_inserter(out), "Family `{}`, bit-exact with {}. Swept {} in {:.0f} s.\n\n", r.family,
                  r.reference_recipe.empty() ? "the eager chain" : markdown_text(r.reference_recipe),
                  markdown_text(r.created), r.wall_s);
@@ -300,8 +301,7 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
                    "the framework itself. Torch eager: the framework's own chain on the same GPU under CUDA-graph "
                    "replay of the same buffers (compare with hot (L2-resident)), {}. What was tried to close the gap "
                    "to the copy, with predictions and outcomes: NOTES.md, where present.\n\n",
-                   method(r.timing.rotated), method(r.timing.l2_resident), method(r.timing.cold),
-                   r.timing.repetitions,
+                   method(r.timing.rotated), method(r.timing.l2_resident), method(r.timing.cold), r.timing.repetitions,
                    framework.source.empty()
                        ? std::string("n/a: not measured, as no runtime.json (the torch stage's times) lies beside "
                                      "this GPU's reports")
@@ -342,15 +342,17 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
   if (!targets.shapes.empty()) out += targets_section(r, targets, figure);
   out += "## Heatmaps\n\n";
   const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r, figure);
-  if (heatmaps.empty()) out += fmt::format("No shape has an exact variant timed {}: timing needs a GPU.\n", regime_label(figure));
+  if (heatmaps.empty())
+    out += fmt::format("No shape has an exact variant timed {}: timing needs a GPU.\n", regime_label(figure));
   for (const HeatmapFile& f : heatmaps) {
     fmt::format_to(std::back_inserter(out), "{} {}, {}:\n\n![{} median of {}]({})\n\n", size, f.size,
                    markdown_text(f.shape), regime_label(figure), markdown_text(f.shape), f.file_name);
   }
-  out += fmt::format("## What each axis is worth\n\nPer shape and axis, the {} median (µs) of the fastest exact "
-                     "variant with each value of the axis. Every speed lever is an axis, so this is each lever "
-                     "measured against all the others in the same run.\n\n",
-                     regime_label(figure)) +
+  out += fmt::format(
+             "## What each axis is worth\n\nPer shape and axis, the {} median (µs) of the fastest exact "
+             "variant with each value of the axis. Every speed lever is an axis, so this is each lever "
+             "measured against all the others in the same run.\n\n",
+             regime_label(figure)) +
          axis_effects_section(r, family, figure) + "\n";
   out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
   return out;

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "store/heuristics.hpp"
 #include <exactune/results.hpp>
-#include "store/targets.hpp"
+
 #include "store/framework_times.hpp"
+#include "store/heuristics.hpp"
+#include "store/targets.hpp"
 
 namespace exactune {
 

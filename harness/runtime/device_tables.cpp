@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
@@ -33,7 +34,8 @@ struct Node {
   std::vector<Node> items() const {
     if (!json.is_array()) fail("is not an array");
     std::vector<Node> nodes;
-    for (std::size_t i = 0; i < json.size(); ++i) nodes.push_back(Node{json[i], fmt::format("{}[{}]", path, i), source});
+    for (std::size_t i = 0; i < json.size(); ++i)
+      nodes.push_back(Node{json[i], fmt::format("{}[{}]", path, i), source});
     return nodes;
   }
   std::string text() const {
@@ -91,7 +93,8 @@ FamilyTable read_family(const Node& node) {
   FamilyTable table;
   table.family = node.at("family").text();
   table.size_parameter = node.at("select").at("size").text();
-  for (const Node& device : node.at("devices").items()) table.devices.push_back(read_device(device, table.size_parameter));
+  for (const Node& device : node.at("devices").items())
+    table.devices.push_back(read_device(device, table.size_parameter));
   table.global_default = node.at("global_default").variant();
   // Required: tables without it predate verified sizes, and serving from them would serve unproven sizes.
   for (const Node& range : node.at("verified").items()) {
@@ -135,7 +138,8 @@ std::string DeviceIdentity::describe() const {
 }
 
 const FamilyTable* RuntimeTables::find(std::string_view family) const {
-  const auto it = std::find_if(families.begin(), families.end(), [&](const FamilyTable& t) { return t.family == family; });
+  const auto it =
+      std::find_if(families.begin(), families.end(), [&](const FamilyTable& t) { return t.family == family; });
   return it == families.end() ? nullptr : &*it;
 }
 
@@ -175,7 +179,8 @@ DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& 
   if (const TableDevice* d = first([&](const TableDevice& d) { return d.identity.name == gpu.name; })) {
     return {d, DeviceMatch::exact_name};
   }
-  if (const TableDevice* d = first([&](const TableDevice& d) { return same_arch(d) && d.identity.sm_count == gpu.sm_count; })) {
+  if (const TableDevice* d =
+          first([&](const TableDevice& d) { return same_arch(d) && d.identity.sm_count == gpu.sm_count; })) {
     return {d, DeviceMatch::same_model};
   }
   if (const TableDevice* d = first(same_arch)) return {d, DeviceMatch::same_architecture};
@@ -184,15 +189,13 @@ DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& 
 
 std::string DeviceResolution::describe() const {
   switch (match) {
-    case DeviceMatch::exact_name:
-      return fmt::format("the table of {} (same name)", device->identity.describe());
+    case DeviceMatch::exact_name: return fmt::format("the table of {} (same name)", device->identity.describe());
     case DeviceMatch::same_model:
       return fmt::format("the table of {} (no table under this name; same compute capability and SM count)",
                          device->identity.describe());
     case DeviceMatch::same_architecture:
       return fmt::format("the default of {} (no table for this model; same architecture)", device->identity.describe());
-    case DeviceMatch::none:
-      break;
+    case DeviceMatch::none: break;
   }
   return "the global default (no table for this architecture)";
 }
@@ -212,7 +215,8 @@ std::vector<TableCandidate> table_candidates(const FamilyTable& table, const Dev
                                              std::int64_t rows) {
   std::vector<TableCandidate> out;
   const auto add = [&](const std::string& variant, CandidateStep step) {
-    const bool seen = std::any_of(out.begin(), out.end(), [&](const TableCandidate& c) { return c.variant == variant; });
+    const bool seen =
+        std::any_of(out.begin(), out.end(), [&](const TableCandidate& c) { return c.variant == variant; });
     if (!seen) out.push_back({variant, step});
   };
   if (const TableDevice* d = resolution.device) {
@@ -247,7 +251,8 @@ CandidateChoice choose_candidate(const KernelFamily& family, const std::vector<V
                                  std::int64_t rows, unsigned alignment) {
   CandidateChoice choice;
   for (const TableCandidate& candidate : table_candidates(table, resolution, size, rows)) {
-    const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
+    const auto it =
+        std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
     std::string why;
     if (it == valid.end()) {
       why = fmt::format("not a valid variant at {} {}", family.size_parameter(), size);

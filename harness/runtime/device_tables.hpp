@@ -86,7 +86,13 @@ struct DeviceResolution {
 DeviceResolution resolve_device(const FamilyTable& table, const DeviceIdentity& gpu);
 
 // The steps of the fallback chain, in the order they are tried.
-enum class CandidateStep { tuned_bucket, tuned_bucket_fallback, device_default, device_default_fallback, global_default };
+enum class CandidateStep {
+  tuned_bucket,
+  tuned_bucket_fallback,
+  device_default,
+  device_default_fallback,
+  global_default
+};
 std::string_view step_name(CandidateStep step);  // "tuned bucket", ...
 
 struct TableCandidate {

@@ -1,5 +1,3 @@
-#include <exactune/family_server.hpp>
-
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,7 +10,9 @@
 #include <unordered_map>
 
 #include <exactune/error.hpp>
+#include <exactune/family_server.hpp>
 #include <exactune/space.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
 #include "compile/compiler.hpp"
@@ -95,7 +95,8 @@ struct FamilyServer::State {
     const std::string arch = fmt::format("sm_{}{}", d.identity.cc_major, d.identity.cc_minor);
     CompileRequest request = family.variant_request(variant, size, arch);
     if (const std::string fault = planted_fault(); !fault.empty()) {
-      runtime_log_once(fmt::format("EXACTUNE_PLANTED_FAULT={}: every served kernel is compiled wrong on purpose", fault));
+      runtime_log_once(
+          fmt::format("EXACTUNE_PLANTED_FAULT={}: every served kernel is compiled wrong on purpose", fault));
       request.defines.push_back("EXACTUNE_PLANTED_FAULT=" + fault);
     }
     static const CompileCache cache{CompileCache::default_directory()};
@@ -120,7 +121,7 @@ struct FamilyServer::State {
     if (auto it = v.resident_ctas.find(block_threads); it != v.resident_ctas.end()) return it->second;
     int per_sm = 0;
     check(cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function,
-                                                                     static_cast<int>(block_threads), 0),
+                                                                    static_cast<int>(block_threads), 0),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return v.resident_ctas[block_threads] = std::max(1u, static_cast<unsigned>(per_sm) * d.identity.sm_count);
   }
@@ -141,15 +142,17 @@ struct FamilyServer::State {
     const CandidateChoice choice =
         choose_candidate(family, valid, *table, resolution, request.size, request.rows, request.alignment);
     if (!choice.chosen) {
-      const std::string why = fmt::format("no variant of the tables was verified at {} {} and can take the data "
-                                          "(run the framework's chain){}",
-                                          family.size_parameter(), request.size, choice.refusals);
+      const std::string why = fmt::format(
+          "no variant of the tables was verified at {} {} and can take the data "
+          "(run the framework's chain){}",
+          family.size_parameter(), request.size, choice.refusals);
       runtime_log_once(fmt::format("{} on GPU {}: {} {}, {}-byte aligned, not served: {}", family.name(),
                                    request.device, family.size_parameter(), request.size, request.alignment, why));
       return {nullptr, why};
     }
     const TableCandidate& candidate = *choice.chosen;
-    const auto it = std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
+    const auto it =
+        std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
     LoadedVariant& loaded_variant = load(d, request.device, *it, request.size);
     const ResidentCtas ctas = [&](unsigned threads) { return resident_ctas(loaded_variant, d, threads); };
     const PlannedLaunch planned = geometry(*it, request, ctas);
@@ -178,7 +181,8 @@ ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) 
   {
     std::shared_lock lock(state_->mutex);
     if (const auto it = state_->plans.find(request); it != state_->plans.end()) {
-      return it->second.plan ? ServeOutcome{it->second.plan.get(), nullptr} : ServeOutcome{nullptr, &it->second.why_not};
+      return it->second.plan ? ServeOutcome{it->second.plan.get(), nullptr}
+                             : ServeOutcome{nullptr, &it->second.why_not};
     }
   }
   std::unique_lock lock(state_->mutex);

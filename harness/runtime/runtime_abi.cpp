@@ -1,12 +1,12 @@
 // The family-independent half of the runtime's C ABI (exactune/runtime.h).
 #include <exactune/runtime.h>
-
 #include <fmt/format.h>
 
 #include <cstring>
 
 #include <exactune/family_registry.hpp>
 #include <exactune/runtime_entry.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "runtime/runtime_tables.hpp"
 
@@ -52,12 +52,13 @@ const char* exactune_status_name(int status) {
 
 const char* exactune_runtime_last_error(void) { return exactune::last_error.c_str(); }
 
-int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor,
-                                int sm_count, int64_t size, int64_t rows, char* text, size_t capacity) {
+int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor, int sm_count,
+                                int64_t size, int64_t rows, char* text, size_t capacity) {
   using namespace exactune;
   return runtime_entry("exactune_runtime_candidates", [&] {
     if (!family || !device_name || !text) throw input_error("family, device_name and text must not be NULL");
-    if (size < 1 || size > INT32_MAX || rows < 1) throw input_error(fmt::format("size {}, rows {}: both must be >= 1", size, rows));
+    if (size < 1 || size > INT32_MAX || rows < 1)
+      throw input_error(fmt::format("size {}, rows {}: both must be >= 1", size, rows));
     const FamilyTable* table = runtime_tables().find(family);
     if (!table) return runtime_status(EXACTUNE_NOT_SERVED, fmt::format("no table for family '{}'", family));
     // A size the family's entry would refuse has no candidates either.
@@ -68,7 +69,8 @@ int exactune_runtime_candidates(const char* family, const char* device_name, int
         return runtime_status(EXACTUNE_NOT_SERVED, problem);
       }
     }
-    const DeviceResolution resolution = resolve_device(*table, DeviceIdentity{device_name, cc_major, cc_minor, sm_count});
+    const DeviceResolution resolution =
+        resolve_device(*table, DeviceIdentity{device_name, cc_major, cc_minor, sm_count});
     std::string out = fmt::format("device\t{}\n", resolution.describe());
     for (const TableCandidate& c : table_candidates(*table, resolution, static_cast<int>(size), rows)) {
       out += fmt::format("{}\t{}\n", c.variant, step_name(c.step));

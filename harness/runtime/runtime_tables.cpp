@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <exactune/error.hpp>
+
 #include "util/embedded_files.hpp"
 #include "util/text_file.hpp"
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
 

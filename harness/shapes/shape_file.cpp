@@ -4,10 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+
 #include <exactune/error.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include <map>
 
 #include "shapes/shape_parameters_reader.hpp"
 #include "util/embedded_files.hpp"
@@ -23,7 +24,8 @@ using strict_yaml::Value;
 
 class ShapeFileReader {
  public:
-  ShapeFileReader(const KernelFamily& family, const std::string& source) : family_(family), source_(source), name_(source) {
+  ShapeFileReader(const KernelFamily& family, const std::string& source)
+      : family_(family), source_(source), name_(source) {
     known_ = {"name", "model"};
     for (const ParameterSpec& p : family.shape_parameters()) known_.push_back(p.name);
   }

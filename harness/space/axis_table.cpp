@@ -2,13 +2,13 @@
 // the checks that refuse a table which could name or compile two combinations
 // alike, variant names from their layouts and back, and the name expressions
 // of the parts' kernels.
-#include <exactune/axis_table.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
+
+#include <exactune/axis_table.hpp>
 
 namespace exactune {
 namespace {
@@ -202,9 +202,8 @@ std::string AxisTable::held_off(const std::vector<Param>& params) const {
 std::string AxisTable::variant_name(const std::vector<Param>& params) const {
   std::string name;
   for (const CompiledSegment& segment : layouts_[part_index(params)]) {
-    if (segment.unless_first && std::all_of(segment.rows.begin(), segment.rows.end(), [&](std::size_t row) {
-          return value_index(row, params) == 0;
-        })) {
+    if (segment.unless_first && std::all_of(segment.rows.begin(), segment.rows.end(),
+                                            [&](std::size_t row) { return value_index(row, params) == 0; })) {
       continue;
     }
     for (const NameToken& token : segment.tokens) {
@@ -227,7 +226,7 @@ void AxisTable::match(std::size_t part, std::size_t segment, std::size_t token, 
     for (std::size_t row = 0; row < rows_.size(); ++row) {
       const Axis& axis = rows_[row].axis;
       // The part axis is the part's own name; a row not named holds its first value.
-      const std::string& value = axis.name == part_axis_ ? parts_[part].name
+      const std::string& value = axis.name == part_axis_    ? parts_[part].name
                                  : chosen[row] == kUnchosen ? axis.values.front()
                                                             : axis.values[chosen[row]];
       params.push_back({axis.name, value});

@@ -1,6 +1,7 @@
 #include "space/compile_plan.hpp"
 
 #include <exactune/space.hpp>
+
 #include "util/name_glob.hpp"
 
 namespace exactune {

@@ -2,9 +2,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <mutex>
+
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
-#include <mutex>
 
 namespace exactune {
 namespace {

@@ -68,9 +68,10 @@ Shard parse_shard(const std::string& text) {
   const bool parsed = slash != std::string::npos && whole(std::string_view(text).substr(0, slash), shard.index) &&
                       whole(std::string_view(text).substr(slash + 1), shard.count);
   if (!parsed || shard.count < 1 || shard.index < 1 || shard.index > shard.count) {
-    throw input_error(fmt::format("--shard {}: must be i/n, whole numbers with 1 <= i <= n (e.g. 1/2 and 2/2 are "
-                                  "the two halves of a sweep)",
-                                  text));
+    throw input_error(
+        fmt::format("--shard {}: must be i/n, whole numbers with 1 <= i <= n (e.g. 1/2 and 2/2 are "
+                    "the two halves of a sweep)",
+                    text));
   }
   if (shard.count > kMaxShards) {
     throw input_error(fmt::format("--shard {}: a sweep is split into at most {} shards", text, kMaxShards));

@@ -1,10 +1,9 @@
-#include <exactune/space.hpp>
-
 #include <fmt/format.h>
 
 #include <set>
 
 #include <exactune/error.hpp>
+#include <exactune/space.hpp>
 
 namespace exactune {
 

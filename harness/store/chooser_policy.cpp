@@ -19,7 +19,8 @@ std::string_view policy_name(ChooserPolicy policy) {
 }
 
 ChooserPolicy policy_named(std::string_view name) {
-  for (ChooserPolicy p : {ChooserPolicy::rotated, ChooserPolicy::cold, ChooserPolicy::both, ChooserPolicy::l2_resident}) {
+  for (ChooserPolicy p :
+       {ChooserPolicy::rotated, ChooserPolicy::cold, ChooserPolicy::both, ChooserPolicy::l2_resident}) {
     if (policy_name(p) == name) return p;
   }
   throw input_error(fmt::format("policy '{}' is none of rotated, cold, both, l2_resident", name));

@@ -8,6 +8,7 @@
 #include <set>
 
 #include <exactune/error.hpp>
+
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_writer.hpp"
@@ -164,8 +165,8 @@ DefaultsRecord parse_defaults_yaml(std::string_view yaml_text, const std::string
   r.command = first_line.substr(kOpening.size(), first_line.size() - kOpening.size() - kClosing.size());
   r.format_version = fields["format_version"].integer<int>();
   if (r.format_version != kDefaultsRecordFormatVersion) {
-    source.fail(fields["format_version"].line(), "format_version {}: this exactune reads version {}",
-                r.format_version, kDefaultsRecordFormatVersion);
+    source.fail(fields["format_version"].line(), "format_version {}: this exactune reads version {}", r.format_version,
+                kDefaultsRecordFormatVersion);
   }
   r.family = fields["family"].text();
   r.reference_recipe = fields["reference_recipe"].text();

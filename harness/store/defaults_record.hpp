@@ -51,15 +51,15 @@ struct SizeFailure {
 
 struct VerifiedConfiguration {
   std::string variant;
-  std::vector<std::string> roles;     // why the tables may return it, e.g. "default of NVIDIA H200"
-  std::vector<SizeRange> verified;    // every case bit-exact
-  std::vector<SizeRange> not_valid;   // sizes it was asked at where it is no valid variant (KernelFamily::exclusion)
-  std::vector<SizeFailure> failed;    // ascending by size
+  std::vector<std::string> roles;    // why the tables may return it, e.g. "default of NVIDIA H200"
+  std::vector<SizeRange> verified;   // every case bit-exact
+  std::vector<SizeRange> not_valid;  // sizes it was asked at where it is no valid variant (KernelFamily::exclusion)
+  std::vector<SizeFailure> failed;   // ascending by size
 };
 
 struct DefaultsRecord {
   int format_version = kDefaultsRecordFormatVersion;
-  std::string command;           // the command line that wrote it
+  std::string command;  // the command line that wrote it
   std::string family;
   std::string reference_recipe;  // KernelFamily::reference_recipe() when it was made
   std::string backend;           // Backend::description()

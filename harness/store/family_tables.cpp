@@ -1,6 +1,4 @@
 #include "store/family_tables.hpp"
-#include "store/heuristics_file.hpp"
-#include "store/heuristics.hpp"
 
 #include <fmt/format.h>
 
@@ -12,6 +10,9 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
 
 namespace exactune {
 
@@ -30,9 +31,11 @@ FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
     const Heuristics& h = file.heuristics;
     // Each file is compared with the first, which sets the family's tables.
     const auto refuse = [&](std::string_view key, const auto& theirs, const auto& ours, std::string_view why) {
-      throw input_error(fmt::format("{}: {} {}, but {} has {} {}: {}", file.path, key, theirs, first.path, key, ours, why));
+      throw input_error(
+          fmt::format("{}: {} {}, but {} has {} {}: {}", file.path, key, theirs, first.path, key, ours, why));
     };
-    if (h.family != tables.family) refuse("family", h.family, tables.family, "one family's tables take its files alone");
+    if (h.family != tables.family)
+      refuse("family", h.family, tables.family, "one family's tables take its files alone");
     if (h.format_version != tables.format_version) {
       refuse("format_version", h.format_version, tables.format_version, "one family's tables have one format");
     }
@@ -42,25 +45,28 @@ FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (files[j].heuristics.device.name == h.device.name) {
-        throw input_error(fmt::format("{}: device '{}' again, after {}: a family's tables hold each GPU once, and "
-                                      "select() tells GPUs apart by name",
-                                      file.path, h.device.name, files[j].path));
+        throw input_error(
+            fmt::format("{}: device '{}' again, after {}: a family's tables hold each GPU once, and "
+                        "select() tells GPUs apart by name",
+                        file.path, h.device.name, files[j].path));
       }
     }
     tables.devices.push_back(h.device);
   }
-  std::stable_sort(tables.devices.begin(), tables.devices.end(), [](const DeviceHeuristics& a, const DeviceHeuristics& b) {
-    return std::tie(a.slug, a.name) < std::tie(b.slug, b.name);
-  });
+  std::stable_sort(tables.devices.begin(), tables.devices.end(),
+                   [](const DeviceHeuristics& a, const DeviceHeuristics& b) {
+                     return std::tie(a.slug, a.name) < std::tie(b.slug, b.name);
+                   });
   return tables;
 }
 
 std::vector<HeuristicsFile> load_swept_heuristics(const fs::path& reports) {
   std::error_code ec;
   if (!fs::is_directory(reports, ec)) {
-    throw input_error(fmt::format("{}: no such folder (the reports of exactune sweep: "
-                                  "<reports>/<gpu-slug>/<family>/heuristics.yaml)",
-                                  reports.string()));
+    throw input_error(
+        fmt::format("{}: no such folder (the reports of exactune sweep: "
+                    "<reports>/<gpu-slug>/<family>/heuristics.yaml)",
+                    reports.string()));
   }
   // Error codes rather than exceptions: a folder that cannot be listed is skipped like one without a yaml.
   const auto subfolders = [](const fs::path& folder) {
@@ -79,9 +85,10 @@ std::vector<HeuristicsFile> load_swept_heuristics(const fs::path& reports) {
     }
   }
   if (paths.empty()) {
-    throw input_error(fmt::format("{}: no <gpu-slug>/<family>/heuristics.yaml under it: nothing to make tables of "
-                                  "(exactune sweep writes them)",
-                                  reports.string()));
+    throw input_error(
+        fmt::format("{}: no <gpu-slug>/<family>/heuristics.yaml under it: nothing to make tables of "
+                    "(exactune sweep writes them)",
+                    reports.string()));
   }
   std::sort(paths.begin(), paths.end());
   std::vector<HeuristicsFile> files;
@@ -124,14 +131,14 @@ std::optional<DefaultsRecord> defaults_record_of(const std::string& family_name,
   DefaultsRecord record = load_defaults_file(path.string());
   const KernelFamily& family = FamilyRegistry::find(family_name);
   if (record.family != family_name) {
-    throw input_error(fmt::format("{}: a record of family {}, in the folder of {}", path.string(), record.family,
-                                  family_name));
+    throw input_error(
+        fmt::format("{}: a record of family {}, in the folder of {}", path.string(), record.family, family_name));
   }
   if (record.reference_recipe != family.reference_recipe()) {
-    throw input_error(fmt::format("{}: verified against the reference recipe {}, but {} now replicates {}: rerun "
-                                  "`{}`",
-                                  path.string(), record.reference_recipe, family.name(), family.reference_recipe(),
-                                  record.command));
+    throw input_error(
+        fmt::format("{}: verified against the reference recipe {}, but {} now replicates {}: rerun "
+                    "`{}`",
+                    path.string(), record.reference_recipe, family.name(), family.reference_recipe(), record.command));
   }
   return record;
 }

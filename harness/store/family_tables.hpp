@@ -10,12 +10,12 @@
 #pragma once
 #include <filesystem>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "store/heuristics.hpp"
 #include "store/defaults_record.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune {
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <exactune/error.hpp>
+
 #include "util/text_file.hpp"
 
 namespace exactune {

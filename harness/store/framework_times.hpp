@@ -12,7 +12,7 @@
 namespace exactune {
 
 struct FrameworkTimes {
-  std::string source;       // e.g. "runtime.json (torch 2.11.0+cu130)"; empty when there is none
+  std::string source;                      // e.g. "runtime.json (torch 2.11.0+cu130)"; empty when there is none
   std::map<std::string, double> eager_us;  // per shape name: the framework's chain under CUDA-graph replay
 
   std::optional<double> eager(const std::string& shape) const;

@@ -1,6 +1,7 @@
 #include "store/gpu_identity.hpp"
 
 #include <exactune/error.hpp>
+
 #include "util/gpu_arch.hpp"
 
 namespace exactune {

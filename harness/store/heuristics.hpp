@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <exactune/family.hpp>
+
 #include "store/chooser_policy.hpp"
 
 namespace exactune {
@@ -27,11 +28,11 @@ struct Choice {
   // (policy_figure: rotated for `both`), rounded to 1 ns; files without a
   // policy recorded the L2-resident hot median here.
   double median_us = 0;
-  std::string runner_up;      // the fastest other exact variant there; "" when there was none
+  std::string runner_up;         // the fastest other exact variant there; "" when there was none
   std::optional<double> margin;  // runner_up's ranked figure / chosen's - 1, rounded to 1e-4; negative when
                                  // the shared configuration was kept within noise of a faster one
-  std::string shape;          // the evidence: the shape whose timings decided
-  bool shared = false;        // the configuration shared by every bucket of this size (several buckets)
+  std::string shape;             // the evidence: the shape whose timings decided
+  bool shared = false;           // the configuration shared by every bucket of this size (several buckets)
 
   bool covers(int of_size, std::int64_t rows) const { return size == of_size && (!max_rows || rows <= *max_rows); }
 };

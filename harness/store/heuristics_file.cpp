@@ -1,6 +1,7 @@
 #include "store/heuristics_file.hpp"
 
 #include <fmt/format.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,14 +12,15 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+
 #include "shapes/shape_parameters_reader.hpp"
-#include "store/variant_params.hpp"
 #include "store/gpu_identity.hpp"
+#include "store/heuristics.hpp"
+#include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_node_text.hpp"
 #include "util/yaml_writer.hpp"
-#include "store/heuristics.hpp"
 
 namespace exactune {
 
@@ -33,8 +35,8 @@ const std::vector<std::string> kChoiceKeys = {"max_rows",  "variant", "params", 
 std::string size_key(const KernelFamily& family) {
   std::string key = family.size_parameter();
   if (key.empty() || std::find(kChoiceKeys.begin(), kChoiceKeys.end(), key) != kChoiceKeys.end()) {
-    throw error(fmt::format("family {}: its size parameter '{}' cannot key a choice in heuristics.yaml",
-                            family.name(), key));
+    throw error(
+        fmt::format("family {}: its size parameter '{}' cannot key a choice in heuristics.yaml", family.name(), key));
   }
   return key;
 }
@@ -285,8 +287,8 @@ class HeuristicsReader {
   void require_unbounded_end(const Choice& last_of_size, int bound_line) const {
     if (last_of_size.max_rows) {
       source_.fail(bound_line,
-                   "the last bucket of {} {} must have no max_rows, so that it holds every larger row count",
-                   size_key_, last_of_size.size);
+                   "the last bucket of {} {} must have no max_rows, so that it holds every larger row count", size_key_,
+                   last_of_size.size);
     }
   }
 

@@ -29,7 +29,8 @@ ReportInputs report_inputs_beside(const fs::path& folder, const std::string& fam
   inputs.defaults_record = defaults_record_of(family, tables_dir.value_or(tables_dir_of(folder / "heuristics.yaml")));
   const fs::path speed = folder / "harness_speed.json";
   std::error_code ec;
-  if (fs::exists(speed, ec)) inputs.harness_speed = NamedText{speed.string(), read_text_file(speed, "harness speed record")};
+  if (fs::exists(speed, ec))
+    inputs.harness_speed = NamedText{speed.string(), read_text_file(speed, "harness speed record")};
   return inputs;
 }
 

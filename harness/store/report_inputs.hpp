@@ -46,8 +46,7 @@ ChooserPolicy policy_named_or_beside(const std::string& named, const std::filesy
 // it with policy_beside to keep the one there). `tables_dir`: where the
 // records are (default: <folder>/../../tables, tables_dir_of its heuristics.yaml). Throws
 // exactune::input_error naming the file that is not what it should be.
-ReportInputs report_inputs_beside(const std::filesystem::path& folder, const std::string& family,
-                                  ChooserPolicy policy,
+ReportInputs report_inputs_beside(const std::filesystem::path& folder, const std::string& family, ChooserPolicy policy,
                                   const std::optional<std::filesystem::path>& tables_dir = std::nullopt);
 
 }  // namespace exactune

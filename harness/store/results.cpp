@@ -1,9 +1,9 @@
 // The methods of the results model (include/exactune/results.hpp): looking a
 // record up by name, and a shape's fastest exact variant, as the gate, the
 // reports and the chooser do.
-#include <exactune/results.hpp>
-
 #include <algorithm>
+
+#include <exactune/results.hpp>
 
 namespace exactune {
 

@@ -50,11 +50,12 @@ KeyValues scope_fields(const SweepResults& r) {
   KeyValues fields;
   if (r.shard) {
     fields.emplace_back(kShard, yaml::flow_map({{"index", fmt::format("{}", r.shard->index)},
-                                          {"count", fmt::format("{}", r.shard->count)}}));
+                                                {"count", fmt::format("{}", r.shard->count)}}));
   }
   if (!r.only.empty()) fields.emplace_back(kOnly, yaml::string(r.only));
   if (r.merged_shards > 0) fields.emplace_back(kMergedShards, fmt::format("{}", r.merged_shards));
-  if (!r.missing_shards.empty()) fields.emplace_back(kMissingShards, fmt::format("[{}]", fmt::join(r.missing_shards, ", ")));
+  if (!r.missing_shards.empty())
+    fields.emplace_back(kMissingShards, fmt::format("[{}]", fmt::join(r.missing_shards, ", ")));
   return fields;
 }
 
@@ -107,7 +108,9 @@ KeyValues shape_fields(const ShapeResult& s) {
   return fields;
 }
 
-Keys timing_keys(std::string_view prefix, std::string_view unit) { return yaml::keys_of(timing_fields({}, prefix, unit)); }
+Keys timing_keys(std::string_view prefix, std::string_view unit) {
+  return yaml::keys_of(timing_fields({}, prefix, unit));
+}
 
 std::vector<std::pair<TimingRegime, std::string>> variant_timing_prefixes(int version) {
   if (version == 1) {

@@ -13,14 +13,15 @@
 
 #include <exactune/family.hpp>
 #include <exactune/results.hpp>
+
 #include "store/sweep_file.hpp"
 #include "util/strict_yaml.hpp"
 #include "util/yaml_writer.hpp"
 
 namespace exactune::sweep_format {
 
-using yaml::KeyValues;
 using strict_yaml::Keys;
+using yaml::KeyValues;
 
 // A timing is written two ways: a shape's figures as a flow map under one key
 // (`copy_rotated_us: {median: .., min: .., max: .., samples: ..}`), a variant's

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <exactune/error.hpp>
+
 #include "store/sweep_file.hpp"
 #include "time/statistics.hpp"
 #include "util/text_file.hpp"
@@ -79,8 +80,8 @@ const std::vector<SharedField>& shared_fields() {
 void check_compatible(const std::vector<ShardFile>& shards) {
   for (const ShardFile& file : shards) {
     if (!file.results.shard) {
-      throw input_error(fmt::format("{}:1: no 'shard' field: not the sweep.yaml of an `exactune sweep --shard i/n`",
-                                    file.path));
+      throw input_error(
+          fmt::format("{}:1: no 'shard' field: not the sweep.yaml of an `exactune sweep --shard i/n`", file.path));
     }
   }
   const ShardFile& first = shards.front();
@@ -178,8 +179,7 @@ std::vector<std::string> merged_order(std::vector<std::vector<std::string>> list
 // The median of several shards' figures of one thing; of two middle ones,
 // their mean, with the wider of their ranges and the samples of both.
 Timing median_timing(std::vector<Timing> timings) {
-  std::sort(timings.begin(), timings.end(),
-            [](const Timing& a, const Timing& b) { return a.median_us < b.median_us; });
+  std::sort(timings.begin(), timings.end(), [](const Timing& a, const Timing& b) { return a.median_us < b.median_us; });
   const std::size_t n = timings.size();
   if (n % 2 == 1) return timings[n / 2];
   const Timing& a = timings[n / 2 - 1];
@@ -208,11 +208,11 @@ ShapeResult merge_shape(const std::vector<std::pair<const ShardFile*, const Shap
   for (const auto& [file, shape] : parts) {
     if (shape->shape.describe_parameters() != first.shape.describe_parameters() ||
         shape->shape.model != first.shape.model) {
-      throw input_error(fmt::format("{}: shape '{}' is {} ({}), but {} defines it as {} ({}): shards of one sweep "
-                                    "sweep the same shapes",
-                                    file->path, shape->shape.name, shape->shape.describe_parameters(),
-                                    shape->shape.model, parts.front().first->path, first.shape.describe_parameters(),
-                                    first.shape.model));
+      throw input_error(
+          fmt::format("{}: shape '{}' is {} ({}), but {} defines it as {} ({}): shards of one sweep "
+                      "sweep the same shapes",
+                      file->path, shape->shape.name, shape->shape.describe_parameters(), shape->shape.model,
+                      parts.front().first->path, first.shape.describe_parameters(), first.shape.model));
     }
     variant_lists.emplace_back();
     for (const VariantResult& v : shape->variants) {
@@ -275,15 +275,15 @@ SweepResults merge_shards(const std::vector<ShardFile>& shards, const MergeOptio
   check_same_shapes(shards);
   const std::vector<int> missing = missing_shards(shards);
   if (!missing.empty() && !options.allow_partial) {
-    throw input_error(fmt::format("shard(s) {} of {} are missing: merge every shard, or pass --allow-partial to merge "
-                                  "what there is (its sweep.yaml then says which are missing)",
-                                  shard_numbers_text(missing), shards.front().results.shard->count));
+    throw input_error(
+        fmt::format("shard(s) {} of {} are missing: merge every shard, or pass --allow-partial to merge "
+                    "what there is (its sweep.yaml then says which are missing)",
+                    shard_numbers_text(missing), shards.front().results.shard->count));
   }
   std::vector<const ShardFile*> ordered;
   for (const ShardFile& file : shards) ordered.push_back(&file);
-  std::sort(ordered.begin(), ordered.end(), [](const ShardFile* a, const ShardFile* b) {
-    return a->results.shard->index < b->results.shard->index;
-  });
+  std::sort(ordered.begin(), ordered.end(),
+            [](const ShardFile* a, const ShardFile* b) { return a->results.shard->index < b->results.shard->index; });
 
   SweepResults merged = ordered.front()->results;
   merged.shapes.clear();

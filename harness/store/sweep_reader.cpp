@@ -4,6 +4,7 @@
 // file and line.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -15,9 +16,10 @@
 
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
+
 #include "shapes/shape_parameters_reader.hpp"
-#include "store/sweep_file.hpp"
 #include "store/gpu_identity.hpp"
+#include "store/sweep_file.hpp"
 #include "store/sweep_format.hpp"
 #include "store/variant_params.hpp"
 #include "util/strict_yaml.hpp"
@@ -189,8 +191,8 @@ void check_unique(std::set<std::string>& seen, const std::string& name, const Va
 // A count the file states (kVariantCount, kShapeCount) against what it holds:
 // required from format 3 on, checked wherever given.
 // `missing_line`: where its absence is reported.
-void check_count(const Source& source, const Fields& fields, std::string_view key, std::size_t held,
-                 int missing_line, int version, std::string_view what) {
+void check_count(const Source& source, const Fields& fields, std::string_view key, std::size_t held, int missing_line,
+                 int version, std::string_view what) {
   const std::optional<Value> count = fields.optional(key);
   if (!count) {
     if (version >= kFirstCheckedSweepFormat) {

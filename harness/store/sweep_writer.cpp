@@ -65,7 +65,8 @@ void write_shape(yaml::Text& out, const ShapeResult& s) {
   out.fields(kIndent, shape_fields(s));
   if (s.rotation) out.field(kIndent, "rotation", yaml::flow_map(rotation_fields(*s.rotation)));
   for (const auto& [key, member] : kShapeTimings) {
-    if (const std::optional<Timing>& t = s.*member) out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit)));
+    if (const std::optional<Timing>& t = s.*member)
+      out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit)));
   }
   if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
   out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
@@ -84,8 +85,9 @@ std::string to_sweep_yaml(const SweepResults& results) {
   out.line(
       fmt::format("# exactune sweep results: measured by exactune sweep on {}; input to heuristics.yaml and the gate.",
                   yaml::comment_text(results.device.name)));
-  out.line("# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
-           "replayed),");
+  out.line(
+      "# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
+      "replayed),");
   out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
   out.fields(0, header_fields(results));
   if (results.shapes.empty()) {

@@ -1,11 +1,13 @@
 #include "store/targets.hpp"
 
 #include <fmt/format.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <exactune/shapes.hpp>
 #include <set>
+
+#include <exactune/shapes.hpp>
 
 #include "shapes/shape_parameters_reader.hpp"
 #include "util/strict_yaml.hpp"

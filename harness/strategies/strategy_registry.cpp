@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include <exactune/error.hpp>
+
 #include "strategies/builtin_strategies.hpp"
 
 namespace exactune {

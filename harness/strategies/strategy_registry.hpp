@@ -37,9 +37,8 @@ class StrategyRegistry {
 #define EXACTUNE_STRATEGY_CONCAT_INNER(a, b) a##b
 #define EXACTUNE_STRATEGY_CONCAT(a, b) EXACTUNE_STRATEGY_CONCAT_INNER(a, b)
 // Adds a default-constructed TYPE to the registry when the program starts.
-#define EXACTUNE_REGISTER_STRATEGY(TYPE)                                                    \
-  static const ::exactune::SearchStrategy& EXACTUNE_STRATEGY_CONCAT(exactune_strategy_, \
-                                                                    __COUNTER__) =      \
+#define EXACTUNE_REGISTER_STRATEGY(TYPE)                                                               \
+  static const ::exactune::SearchStrategy& EXACTUNE_STRATEGY_CONCAT(exactune_strategy_, __COUNTER__) = \
       ::exactune::StrategyRegistry::instance().add(std::make_unique<TYPE>())
 
 }  // namespace exactune

@@ -73,8 +73,9 @@ class SuccessiveHalving final : public SearchStrategy {
   // The variants of `alive` that stay, in their order: the faster half (never
   // fewer than `enough`) and every one within noise of the best. The others
   // go to `cut`, marked with `round`.
-  std::vector<std::string> cut_round(const std::vector<std::string>& alive, const std::map<std::string, Screen>& screens,
-                                     std::size_t enough, int round, std::vector<CutVariant>& cut) const {
+  std::vector<std::string> cut_round(const std::vector<std::string>& alive,
+                                     const std::map<std::string, Screen>& screens, std::size_t enough, int round,
+                                     std::vector<CutVariant>& cut) const {
     std::vector<const std::pair<const std::string, Screen>*> ranked;
     for (const auto& entry : screens) ranked.push_back(&entry);
     // Names break ties, so that the order never depends on the order given.

@@ -1,7 +1,7 @@
 // DeadlinePolicy (steps.hpp): the allowance plus a multiple of the copy roofline.
-#include "supervise/steps.hpp"
-
 #include <cmath>
+
+#include "supervise/steps.hpp"
 
 namespace exactune {
 

@@ -1,12 +1,11 @@
 #include "supervise/journal.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+
 #include "util/strict_json.hpp"
 #include "util/utc_time.hpp"
 
@@ -158,14 +158,15 @@ Journal Journal::open(const std::filesystem::path& path, const std::string& comm
   }
   const bool existed = std::filesystem::exists(status);
   if (resume && !existed) {
-    throw input_error(fmt::format("--resume: there is no journal at {} (no unfinished run with these settings to "
-                                  "continue)",
-                                  path.string()));
+    throw input_error(
+        fmt::format("--resume: there is no journal at {} (no unfinished run with these settings to "
+                    "continue)",
+                    path.string()));
   }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) refused_by_system(path, "open");
   Journal journal(path, fd);
-  struct stat info{};
+  struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     throw input_error(fmt::format("{}: the journal must be a regular file", path.string()));
   }
@@ -220,8 +221,7 @@ void Journal::load(const std::string& command, const RunIdentity& identity, cons
 }
 
 // The first line: the journal's format, the command and the run it is of.
-void Journal::check_header(const nlohmann::json& entry, const std::string& command,
-                           const RunIdentity& identity) const {
+void Journal::check_header(const nlohmann::json& entry, const std::string& command, const RunIdentity& identity) const {
   if (!entry.contains("exactune_journal") || entry["exactune_journal"] != kJournalFormat) {
     throw input_error(fmt::format("{}: not an exactune journal of format {}", where(1), kJournalFormat));
   }
@@ -332,7 +332,8 @@ bool Journal::append_crash(const std::filesystem::path& path, const std::string&
     // A step journaled already was finished by the worker: one result per step.
     if (!journals_step(bytes, step)) {
       const std::string line = nlohmann::json({{"step", step}, {"crash", crash}, {"message", message}})
-                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                               "\n";
       write_all(fd, line, path);
       appended = true;
     }

@@ -1,8 +1,7 @@
 #include "supervise/journaled_steps.hpp"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace exactune {
 

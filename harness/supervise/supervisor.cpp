@@ -1,14 +1,13 @@
 #include "supervise/supervisor.hpp"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+
 #include "supervise/journal.hpp"
 #include "supervise/worker_channel.hpp"
 #include "util/child_process.hpp"
@@ -141,8 +141,7 @@ int supervise_this_command() {
       return WIFEXITED(end.status) ? WEXITSTATUS(end.status) : 1;
     }
     if (end.step.empty() || !journal) {
-      fmt::print(stderr, "exactune: the worker {} outside any step{}\n",
-                 end.hung ? "hung" : message.substr(11),
+      fmt::print(stderr, "exactune: the worker {} outside any step{}\n", end.hung ? "hung" : message.substr(11),
                  journal ? fmt::format("; {} keeps every finished step: run again with --resume", *journal) : "");
       return 1;
     }

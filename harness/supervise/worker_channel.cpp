@@ -1,8 +1,7 @@
 #include "supervise/worker_channel.hpp"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>

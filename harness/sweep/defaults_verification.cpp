@@ -1,6 +1,4 @@
 #include "sweep/defaults_verification.hpp"
-#include "store/heuristics.hpp"
-#include "store/family_tables.hpp"
 
 #include <fmt/format.h>
 
@@ -10,6 +8,9 @@
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 #include <exactune/workload.hpp>
+
+#include "store/family_tables.hpp"
+#include "store/heuristics.hpp"
 
 namespace exactune {
 namespace {
@@ -38,7 +39,8 @@ class Plan {
   void add_with_fallbacks(const Configuration& c, const std::string& role, const std::vector<int>& sizes) {
     add(c, role, sizes);
     for (const SizeFallback& f : family_.size_fallbacks()) {
-      if (const auto narrow = narrowed(c, f, family_)) add(*narrow, role + ", narrowed (" + f.axis + " " + f.to + ")", sizes);
+      if (const auto narrow = narrowed(c, f, family_))
+        add(*narrow, role + ", narrowed (" + f.axis + " " + f.to + ")", sizes);
     }
   }
 
@@ -83,8 +85,9 @@ std::vector<ConfigurationToVerify> configurations_to_verify(const KernelFamily& 
       for (const SizeFallback& f : family.size_fallbacks()) {
         const auto narrow = narrowed(c.chosen, f, family);
         if (!narrow) continue;
-        plan.add(*narrow, fmt::format("tuned bucket of {} at {} {}, narrowed ({} {})", d.name,
-                                      family.size_parameter(), c.size, f.axis, f.to),
+        plan.add(*narrow,
+                 fmt::format("tuned bucket of {} at {} {}, narrowed ({} {})", d.name, family.size_parameter(), c.size,
+                             f.axis, f.to),
                  {c.size});
       }
     }
@@ -167,11 +170,14 @@ DefaultsRecord verify_configurations(const KernelFamily& family, Backend& backen
         }
         for (const auto& [name, size] : size_of) {
           // Every case of the size passed, and there was at least one.
-          if (!failures.count(size) && passed[size] == record.cases.size()) verified.push_back(size);
-          else if (!failures.count(size)) failures[size] = fmt::format("{} of {} cases run", passed[size], record.cases.size());
+          if (!failures.count(size) && passed[size] == record.cases.size())
+            verified.push_back(size);
+          else if (!failures.count(size))
+            failures[size] = fmt::format("{} of {} cases run", passed[size], record.cases.size());
         }
       } catch (const std::exception& e) {
-        for (const auto& [name, size] : size_of) failures.try_emplace(size, fmt::format("the batch stopped: {}", e.what()));
+        for (const auto& [name, size] : size_of)
+          failures.try_emplace(size, fmt::format("the batch stopped: {}", e.what()));
       }
       done = end;
       if (options.on_size) options.on_size(c.configuration.variant, done, valid.size());

@@ -12,8 +12,9 @@
 
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
-#include "store/family_tables.hpp"
+
 #include "store/defaults_record.hpp"
+#include "store/family_tables.hpp"
 #include "verify/verify_stage.hpp"
 
 namespace exactune {
@@ -42,9 +43,9 @@ std::vector<ConfigurationToVerify> configurations_to_verify(const KernelFamily& 
 Shape shape_at_size(const KernelFamily& family, const Shape& shape, int size, int rows);
 
 struct DefaultsVerificationOptions {
-  int rows = 5;                 // rows of the shape at each size
+  int rows = 5;                       // rows of the shape at each size
   std::size_t sizes_per_batch = 128;  // sizes compiled and verified together: a failure loses no other batch
-  VerifyStageOptions stage;     // its variant_glob is set per configuration
+  VerifyStageOptions stage;           // its variant_glob is set per configuration
   std::function<void(const std::string& variant, std::size_t done, std::size_t total)> on_size;
 };
 

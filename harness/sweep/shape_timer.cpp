@@ -47,10 +47,10 @@ ShapeTimer& CurrentShapeTimer::of(const ShapeResult& s) {
     std::vector<std::future<std::unique_ptr<Workload>>> made;
     const int copies = s.rotation ? s.rotation->copies : 1;
     for (int i = 0; i < copies; ++i) {
-      made.push_back(std::async(std::launch::async, [&family = family_, &backend = backend_, &support = support_, &s,
-                                                     timing_case, seed] {
-        return family.make_workload(backend, support, s.shape, timing_case, seed);
-      }));
+      made.push_back(std::async(std::launch::async,
+                                [&family = family_, &backend = backend_, &support = support_, &s, timing_case, seed] {
+                                  return family.make_workload(backend, support, s.shape, timing_case, seed);
+                                }));
     }
     std::vector<std::unique_ptr<Workload>> workloads;
     for (auto& copy : made) workloads.push_back(copy.get());

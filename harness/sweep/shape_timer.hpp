@@ -15,6 +15,7 @@
 #include <exactune/family.hpp>
 #include <exactune/results.hpp>
 #include <exactune/workload.hpp>
+
 #include "backends/gpu/gpu_backend.hpp"
 #include "time/timer.hpp"
 

@@ -9,11 +9,10 @@
 
 namespace exactune {
 
-Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes,
-                           const StepResult& screened) {
+Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes, const StepResult& screened) {
   const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
-    return s.copy(r) && s.copy(r)->median_us > 0;
-  });
+                           return s.copy(r) && s.copy(r)->median_us > 0;
+                         });
   Screen screen;
   for (TimingRegime r : regimes) {
     const Timing t = timing_from_samples(screened.entry({"samples", regime_name(r)}).get<std::vector<double>>());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <exactune/results.hpp>
+
 #include "strategies/search_strategy.hpp"
 #include "sweep/step_runner.hpp"
 
@@ -16,7 +17,6 @@ namespace exactune {
 // A screen from its samples per regime (a journaled record's): one regime's
 // median, or several regimes' medians each over its copy's, summed, as the
 // chooser's policy `both` ranks (summed as they are where a copy is missing).
-Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes,
-                           const StepResult& screened);
+Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>& regimes, const StepResult& screened);
 
 }  // namespace exactune

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include <exactune/error.hpp>
+
 #include "verify/verify_records.hpp"
 
 namespace exactune {
@@ -16,9 +17,10 @@ const nlohmann::json& StepResult::entry(std::initializer_list<std::string_view> 
   for (std::string_view key : keys) {
     const auto found = at->is_object() ? at->find(key) : at->end();
     if (found == at->end()) {
-      throw input_error(fmt::format("{}: step '{}' has no '{}' in its record, which this sweep needs: the journal "
-                                    "does not match this sweep; --restart discards it and starts the sweep over",
-                                    where.empty() ? "the journal" : where, step, fmt::join(keys, "/")));
+      throw input_error(
+          fmt::format("{}: step '{}' has no '{}' in its record, which this sweep needs: the journal "
+                      "does not match this sweep; --restart discards it and starts the sweep over",
+                      where.empty() ? "the journal" : where, step, fmt::join(keys, "/")));
     }
     at = &*found;
   }

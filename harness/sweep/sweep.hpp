@@ -13,11 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "compile/compile_cache.hpp"
-#include "backends/gpu/gpu_backend.hpp"
 #include <exactune/results.hpp>
-#include "time/rotation.hpp"
+
+#include "backends/gpu/gpu_backend.hpp"
+#include "compile/compile_cache.hpp"
 #include "strategies/strategy_registry.hpp"
+#include "time/rotation.hpp"
 #include "time/timer.hpp"
 #include "verify/verify_stage.hpp"
 

@@ -12,6 +12,7 @@
 #include <exactune/family.hpp>
 #include <exactune/results.hpp>
 #include <exactune/shapes.hpp>
+
 #include "store/chooser_policy.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "supervise/journal.hpp"
@@ -28,7 +29,7 @@ struct SweepRequest {
   int jobs = 0;  // parallel compiles; 0: one per hardware thread
   std::uint64_t seed = 1;
   std::vector<std::string> planted_crashes;  // tests of supervision (VerifyStageOptions::planted_crashes)
-  std::string out;  // the report folder; "": the scope's (SweepScope::folder_in)
+  std::string out;                           // the report folder; "": the scope's (SweepScope::folder_in)
   TimerOptions timer;
   int retime_top = 3;
   int noise_passes = 2;
@@ -45,8 +46,8 @@ struct SweepPlan {
   std::filesystem::path reports;  // reports/<gpu-slug>/<family>: the whole sweep's, where shards are merged
   std::filesystem::path out;      // where this sweep writes
   ChooserPolicy policy = kDefaultPolicy;
-  SweepOptions options;           // but for its steps, deadlines and progress: the caller's
-  std::size_t verify_runs = 0;    // the runs of its verify stage, for progress
+  SweepOptions options;         // but for its steps, deadlines and progress: the caller's
+  std::size_t verify_runs = 0;  // the runs of its verify stage, for progress
 
   // `run` (what run_identity says of the backend and the inputs) with what
   // else makes this sweep a run of its own: its scope, timer settings,

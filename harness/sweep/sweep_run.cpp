@@ -19,7 +19,7 @@ namespace exactune {
 namespace {
 
 DeviceRecord device_record(const GpuDescription& gpu) {
-  return DeviceRecord{gpu.name,         gpu.slug(),          gpu.arch(),          gpu.sm_count,
+  return DeviceRecord{gpu.name,         gpu.slug(),           gpu.arch(),          gpu.sm_count,
                       gpu.l2_bytes,     gpu.memory_clock_khz, gpu.memory_bus_bits, gpu.driver_version,
                       gpu.nvrtc_version};
 }
@@ -187,8 +187,8 @@ SweepResults SweepRun::finish() {
 // ---------------------------------------------------------------- time's parts
 
 void SweepRun::time_baselines(ShapeResult& s) {
-  const StepResult baselines = step_runner_.run(
-      baselines_step(s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
+  const StepResult baselines =
+      step_runner_.run(baselines_step(s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           record["copy"][regime_name(regime)] = timing_json(timer_of(s).copy(regime).timing);
@@ -212,8 +212,7 @@ std::optional<Screen> SweepRun::screen(ShapeResult& s, const std::string& varian
   const VariantBuild* build = build_of(s, variant);
   progress({"time", timed_, to_time_, fmt::format("{} {} (screen, round {})", s.shape.name, variant, round)});
   const StepResult screened = step_runner_.run(
-      screen_step(s.shape.name, round, variant),
-      timing_deadline(s, options_.retime_regimes.size()), [&] {
+      screen_step(s.shape.name, round, variant), timing_deadline(s, options_.retime_regimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : options_.retime_regimes) {
           record["samples"][regime_name(regime)] =
@@ -230,8 +229,8 @@ std::optional<Screen> SweepRun::screen(ShapeResult& s, const std::string& varian
 
 void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
   const VariantBuild* build = build_of(s, v.variant);
-  const StepResult timed_variant = step_runner_.run(
-      timing_step(s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
+  const StepResult timed_variant =
+      step_runner_.run(timing_step(s.shape.name, v.variant), timing_deadline(s, kTimingRegimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
@@ -257,10 +256,9 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
 
 void SweepRun::retime_variant(ShapeResult& s, TimingRegime regime, VariantResult& v) {
   const VariantBuild* build = build_of(s, v.variant);
-  const StepResult more = step_runner_.run(
-      retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
-        return nlohmann::json{{"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
-      });
+  const StepResult more = step_runner_.run(retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
+    return nlohmann::json{{"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
+  });
   if (more.ok()) {
     std::vector<double>& merged = samples_[{s.shape.name, v.variant, regime}];
     const auto added = more.entry({"samples"}).get<std::vector<double>>();
@@ -296,8 +294,8 @@ void SweepRun::noise_pass(int pass, ShapeResult& s) {
     }
   }
   if (regimes == 0) return;
-  const StepResult pass_figures = step_runner_.run(
-      noise_step(pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
+  const StepResult pass_figures =
+      step_runner_.run(noise_step(pass + 1, s.shape.name), timing_deadline(s, figures), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
           const auto found = noise_ratios_.find({s.shape.name, regime});
@@ -330,7 +328,8 @@ void SweepRun::record_noise() {
       const auto found = noise_ratios_.find({s.shape.name, regime});
       if (found == noise_ratios_.end()) continue;
       RunToRunNoise noise{regime, 0, options_.noise_passes + 1, static_cast<int>(found->second.size())};
-      for (const auto& [variant, per_pass] : found->second) noise.noise = std::max(noise.noise, relative_range(per_pass));
+      for (const auto& [variant, per_pass] : found->second)
+        noise.noise = std::max(noise.noise, relative_range(per_pass));
       s.run_to_run_noise.push_back(noise);
     }
   }

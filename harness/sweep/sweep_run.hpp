@@ -25,8 +25,8 @@ namespace exactune {
 
 class SweepRun {
  public:
-  SweepRun(const KernelFamily& family, GpuBackend& backend, const std::vector<Shape>& shapes,
-           const CompileCache& cache, const SweepOptions& options);
+  SweepRun(const KernelFamily& family, GpuBackend& backend, const std::vector<Shape>& shapes, const CompileCache& cache,
+           const SweepOptions& options);
   SweepRun(const SweepRun&) = delete;
   SweepRun& operator=(const SweepRun&) = delete;
 

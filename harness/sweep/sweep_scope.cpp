@@ -27,8 +27,7 @@ std::filesystem::path SweepScope::folder_in(const std::filesystem::path& reports
 }
 
 SweepScope sweep_scope(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& variant_glob,
-                       const std::string& only, const std::optional<Heuristics>& only_table,
-                       const std::string& shard) {
+                       const std::string& only, const std::optional<Heuristics>& only_table, const std::string& shard) {
   SweepScope scope;
   scope.only = only;
   if (!only.empty()) {

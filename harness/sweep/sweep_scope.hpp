@@ -12,6 +12,7 @@
 #include <exactune/family.hpp>
 #include <exactune/results.hpp>
 #include <exactune/shapes.hpp>
+
 #include "space/selection.hpp"
 #include "store/heuristics.hpp"
 #include "supervise/journal.hpp"
@@ -39,7 +40,6 @@ struct SweepScope {
 // of those. Throws exactune::input_error when `shard` is no shard or the
 // table does not fit the sweep (gate_selection).
 SweepScope sweep_scope(const KernelFamily& family, const std::vector<Shape>& shapes, const std::string& variant_glob,
-                       const std::string& only, const std::optional<Heuristics>& only_table,
-                       const std::string& shard);
+                       const std::string& only, const std::optional<Heuristics>& only_table, const std::string& shard);
 
 }  // namespace exactune

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <exactune/space.hpp>
+
 #include "space/compile_plan.hpp"
 
 namespace exactune {
@@ -20,7 +21,8 @@ std::vector<CompileRequest> compiles_of(const KernelFamily& family, const SweepR
     for (const Shape& shape : request.shapes.shapes) {
       for (const Candidate& c : enumerate_space(family, shape.size)) {
         if (!c.valid() || !scope.selection.selects(shape.name, c.variant.name)) continue;
-        for (const std::string& target : targets) selected.insert(family.variant_request(c.variant, shape.size, target).name);
+        for (const std::string& target : targets)
+          selected.insert(family.variant_request(c.variant, shape.size, target).name);
       }
     }
     std::erase_if(plan.variants, [&](const CompileRequest& r) { return !selected.count(r.name); });

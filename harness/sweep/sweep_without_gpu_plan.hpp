@@ -9,6 +9,7 @@
 #include <exactune/compile_request.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
+
 #include "supervise/journal.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_scope.hpp"

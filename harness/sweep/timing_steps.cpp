@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+
 #include "util/strict_json.hpp"
 #include "verify/verify_records.hpp"
 
@@ -90,8 +91,8 @@ nlohmann::json timing_json(const Timing& t) { return {t.median_us, t.min_us, t.m
 
 Timing timing_from_json(const nlohmann::json& j, std::string_view name) {
   if (!j.is_array() || j.size() != 4) {
-    throw error(fmt::format("{} must be a timing [median_us, min_us, max_us, samples], got {}", name,
-                            strict_json::excerpt(j)));
+    throw error(
+        fmt::format("{} must be a timing [median_us, min_us, max_us, samples], got {}", name, strict_json::excerpt(j)));
   }
   return Timing{strict_json::non_negative_number(j[0], fmt::format("{} median", name)),
                 strict_json::non_negative_number(j[1], fmt::format("{} min", name)),
@@ -110,10 +111,11 @@ bool check_timing_step(const std::string& step, const nlohmann::json& record) {
                                     (kind == "retime" && parts.size() == 4 && regime_named(parts[2])) ||
                                     (kind == "noise" && parts.size() == 3 && whole_number_from_one(parts[1])));
   if (!well_named) {
-    throw error(fmt::format("'{}' names no timing step of the sweep (time/<shape>/baselines, "
-                            "screen/<shape>/<round>/<variant>, time/<shape>/<variant>, "
-                            "retime/<shape>/<regime>/<variant> or noise/<pass>/<shape>)",
-                            step));
+    throw error(
+        fmt::format("'{}' names no timing step of the sweep (time/<shape>/baselines, "
+                    "screen/<shape>/<round>/<variant>, time/<shape>/<variant>, "
+                    "retime/<shape>/<regime>/<variant> or noise/<pass>/<shape>)",
+                    step));
   }
   if (is_failure_record(record)) {
     read_failure_record(record);

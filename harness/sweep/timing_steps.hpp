@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include <exactune/results.hpp>
+
 #include "supervise/journal.hpp"
 
 namespace exactune {

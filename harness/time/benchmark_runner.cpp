@@ -39,17 +39,22 @@ std::vector<double> run_repetitions(const std::string& name, int iterations, int
                                     const std::function<double()>& sample_us) {
   initialize_once();
   std::string failure;
-  benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& state) {
-    for (auto _ : state) {
-      try {
-        state.SetIterationTime(sample_us() * 1e-6);
-      } catch (const std::exception& e) {
-        failure = e.what();
-        state.SkipWithError(failure.c_str());
-        break;
-      }
-    }
-  })->UseManualTime()->Iterations(iterations)->Repetitions(repetitions)->ReportAggregatesOnly(false);
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [&](benchmark::State& state) {
+                                 for (auto _ : state) {
+                                   try {
+                                     state.SetIterationTime(sample_us() * 1e-6);
+                                   } catch (const std::exception& e) {
+                                     failure = e.what();
+                                     state.SkipWithError(failure.c_str());
+                                     break;
+                                   }
+                                 }
+                               })
+      ->UseManualTime()
+      ->Iterations(iterations)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(false);
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, ".");
   benchmark::ClearRegisteredBenchmarks();

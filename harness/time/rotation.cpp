@@ -10,7 +10,8 @@ namespace exactune {
 
 RotationPlan plan_rotation(std::int64_t bytes_moved, std::int64_t l2_bytes, const RotationLimits& limits) {
   if (bytes_moved <= 0 || l2_bytes <= 0) {
-    throw error(fmt::format("plan_rotation: bytes moved ({}) and L2 bytes ({}) must be positive", bytes_moved, l2_bytes));
+    throw error(
+        fmt::format("plan_rotation: bytes moved ({}) and L2 bytes ({}) must be positive", bytes_moved, l2_bytes));
   }
   const std::int64_t target = 2 * l2_bytes;
   const std::int64_t wanted = (target + bytes_moved - 1) / bytes_moved;

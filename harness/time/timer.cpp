@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "time/benchmark_runner.hpp"
 #include <exactune/error.hpp>
+
 #include "backends/gpu/gpu_timing_primitives.hpp"
+#include "time/benchmark_runner.hpp"
 #include "time/rotation.hpp"
 #include "time/statistics.hpp"
 
@@ -26,9 +27,9 @@ TimingMethod Timer::method() const {
       "CUDA graph cycling through K copies of the inputs, K the fewest whose bytes reach twice the L2 (at most {}), "
       "K x ceil({}/K) launches, replayed; CUDA events around each replay; per launch",
       RotationLimits{}.max_copies, options_.launches_per_graph);
-  m.l2_resident = fmt::format(
-      "CUDA graph of {} launches on the same buffers replayed; CUDA events around each replay; per launch",
-      options_.launches_per_graph);
+  m.l2_resident =
+      fmt::format("CUDA graph of {} launches on the same buffers replayed; CUDA events around each replay; per launch",
+                  options_.launches_per_graph);
   m.cold = fmt::format("L2 flushed (memset of {} MiB, twice the L2) before each launch; CUDA events around it",
                        flush_buffer_.bytes() >> 20);
   m.repetitions = options_.repetitions;
@@ -39,9 +40,9 @@ TimingMethod Timer::method() const {
 Measurement Timer::repeat_until_stable(const std::string& name, int iterations,
                                        const std::function<double()>& sample_us) {
   Measurement m;
-  m.samples_us = samples_until_steady(
-      [&] { return run_repetitions(name, iterations, options_.repetitions, sample_us); }, options_.max_attempts,
-      options_.max_spread);
+  m.samples_us =
+      samples_until_steady([&] { return run_repetitions(name, iterations, options_.repetitions, sample_us); },
+                           options_.max_attempts, options_.max_spread);
   m.timing = timing_from_samples(m.samples_us);
   return m;
 }
@@ -57,8 +58,7 @@ Measurement Timer::graph_replay(const std::string& name, int launches, int copie
   for (int i = 0; i < options_.warmup_launches; ++i) graph.launch();
   backend_.synchronize();
   GpuEvent start(backend_), end(backend_);
-  const int iterations =
-      std::max(1, options_.iterations * options_.launches_per_graph / std::max(1, launches));
+  const int iterations = std::max(1, options_.iterations * options_.launches_per_graph / std::max(1, launches));
   return repeat_until_stable(name, iterations, [&] {
     start.record();
     graph.launch();

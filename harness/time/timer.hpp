@@ -20,14 +20,15 @@
 #include <string>
 #include <vector>
 
-#include "backends/gpu/gpu_backend.hpp"
 #include <exactune/results.hpp>
+
+#include "backends/gpu/gpu_backend.hpp"
 
 namespace exactune {
 
 struct TimerOptions {
   int launches_per_graph = 20;
-  int iterations = 10;   // samples per repetition
+  int iterations = 10;  // samples per repetition
   int repetitions = 7;
   int warmup_launches = 3;
   double max_spread = 0.05;

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include <exactune/error.hpp>
+
 #include "util/file_descriptor.hpp"
 
 #ifndef CLOSE_RANGE_CLOEXEC  // glibc before 2.34

@@ -31,7 +31,7 @@ struct ChildProcessSpec {
   // environment, which itself is left as it is.
   std::vector<std::pair<std::string, std::string>> environment{};
   bool input_from_dev_null = false;  // else this process's standard input
-  int output = -1;  // a descriptor that takes stdout and stderr both; -1: this process's own
+  int output = -1;                   // a descriptor that takes stdout and stderr both; -1: this process's own
   // Descriptors the child keeps open under the same numbers (above stderr).
   std::vector<int> kept_descriptors{};
 };

@@ -1,8 +1,9 @@
 #include "util/embedded_files.hpp"
 
+#include <string>
+
 #include <exactune/error.hpp>
 #include <exactune/kernel_sources.hpp>
-#include <string>
 
 namespace exactune {
 namespace {

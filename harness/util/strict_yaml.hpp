@@ -5,6 +5,7 @@
 #pragma once
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+
 #include "util/yaml_node_text.hpp"
 
 namespace exactune::strict_yaml {

@@ -52,7 +52,9 @@ std::string disputed_line_break(char32_t c, char next) {
   if (c == 0x85 || c == 0x2028 || c == 0x2029) {
     return fmt::format("U+{:04X} ({}) is a line break to some YAML readers and not to others; end lines with LF",
                        static_cast<unsigned>(c),
-                       c == 0x85 ? "NEXT LINE" : c == 0x2028 ? "LINE SEPARATOR" : "PARAGRAPH SEPARATOR");
+                       c == 0x85     ? "NEXT LINE"
+                       : c == 0x2028 ? "LINE SEPARATOR"
+                                     : "PARAGRAPH SEPARATOR");
   }
   return {};
 }
@@ -66,8 +68,9 @@ std::optional<TextFault> first_refused_character(std::string_view text) {
     char32_t c = 0;
     const std::size_t length = utf8_character_length(text.substr(i), c);
     if (length == 0) {
-      at.what = fmt::format("invalid UTF-8: byte 0x{:02x} does not start a valid character (the file must be UTF-8 text)",
-                            static_cast<unsigned char>(text[i]));
+      at.what =
+          fmt::format("invalid UTF-8: byte 0x{:02x} does not start a valid character (the file must be UTF-8 text)",
+                      static_cast<unsigned char>(text[i]));
       return at;
     }
     if (!printable(c)) {

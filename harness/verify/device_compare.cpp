@@ -27,8 +27,8 @@ std::uint16_t element_at(Backend& backend, DeviceAddress buffer, std::int64_t in
 }  // namespace
 
 CompileRequest compare_bits_request(const std::string& target) {
-  return CompileRequest{kCompareBitsKernel, "kernel_templates/compare_bits.cuh", "&exactune_kernels::compare_bits",
-                        target, {}};
+  return CompileRequest{
+      kCompareBitsKernel, "kernel_templates/compare_bits.cuh", "&exactune_kernels::compare_bits", target, {}};
 }
 
 DeviceComparer::DeviceComparer(Backend& backend, const LoadedKernel& compare_bits)
@@ -73,9 +73,9 @@ ComparisonResult DeviceComparer::compare(const std::vector<OutputRegion>& region
   auto index = static_cast<std::int64_t>(found.first_index);
   for (const OutputRegion& region : regions) {
     if (index < region.elements) {
-      result.first = mismatch_at(static_cast<std::int64_t>(found.first_index), row_length,
-                                 element_at(backend_, region.reference, index),
-                                 element_at(backend_, region.output, index));
+      result.first =
+          mismatch_at(static_cast<std::int64_t>(found.first_index), row_length,
+                      element_at(backend_, region.reference, index), element_at(backend_, region.output, index));
       break;
     }
     index -= region.elements;

@@ -11,6 +11,7 @@
 #include <exactune/backend.hpp>
 #include <exactune/compile_request.hpp>
 #include <exactune/workload.hpp>
+
 #include "verify/bf16_compare.hpp"
 
 namespace exactune {

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "compile/compile_cache.hpp"
-#include "verify/device_compare.hpp"
 #include "util/content_hash.hpp"
+#include "verify/device_compare.hpp"
 #include "verify/verify_records.hpp"
 
 namespace exactune {
@@ -102,9 +102,9 @@ VerifyRecord record_from(const StepOutcome& outcome, const Shape& shape, const V
 
 }  // namespace
 
-std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,
-                                          const SupportKernels& support, const std::vector<Shape>& shapes,
-                                          const std::vector<VariantBuild>& builds, const VerifyOptions& options) {
+std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend, const SupportKernels& support,
+                                          const std::vector<Shape>& shapes, const std::vector<VariantBuild>& builds,
+                                          const VerifyOptions& options) {
   std::vector<VerifyRecord> records;
   Steps* const steps = options.steps;
   auto emit = [&](VerifyRecord r) {
@@ -128,9 +128,9 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     const bool failed_to_run = r.disposition == Disposition::failed && r.message.rfind("compile failed", 0) != 0 &&
                                r.message.rfind("load failed", 0) != 0;
     if (failed_to_run) {
-      crashed_in.emplace(std::make_pair(r.shape, r.variant),
-                         fmt::format("not run: it {} in case {}",
-                                     r.message.rfind("hung", 0) == 0 ? "hung" : "failed", r.input_case));
+      crashed_in.emplace(
+          std::make_pair(r.shape, r.variant),
+          fmt::format("not run: it {} in case {}", r.message.rfind("hung", 0) == 0 ? "hung" : "failed", r.input_case));
     }
   };
   for (const Shape& shape : shapes) {
@@ -140,9 +140,8 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
     auto setup_step_of = [&](const InputCase& c) { return verify_setup_step(shape.name, c.name); };
     auto runs_left = [&](const InputCase& c) {
       return !steps || std::any_of(builds.begin(), builds.end(), [&](const VariantBuild& b) {
-               return b.size == shape.size &&
-                      steps->recorded(verify_run_step(shape.name, c.name, b.variant.name)) == nullptr;
-             });
+        return b.size == shape.size && steps->recorded(verify_run_step(shape.name, c.name, b.variant.name)) == nullptr;
+      });
     };
     // The workloads of every case with runs left, made at once on threads of
     // their own: making one is mostly the family's host-side input generation,
@@ -168,9 +167,9 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
       std::unique_ptr<Workload> workload;
       std::string setup_failure;
       if (const StepOutcome* earlier = steps ? steps->recorded(setup_step) : nullptr; earlier && any_left) {
-        setup_failure = fmt::format("the reference could not run: {}", earlier->crashed()
-                                                                           ? earlier->crash_description()
-                                                                           : read_failure_record(earlier->record));
+        setup_failure =
+            fmt::format("the reference could not run: {}",
+                        earlier->crashed() ? earlier->crash_description() : read_failure_record(earlier->record));
       } else if (any_left) {
         // The reference chain: a few launches over the shape's bytes. Its
         // output stays on the device for every variant's comparison.

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include <exactune/backend.hpp>
-#include "verify/bf16_compare.hpp"
 #include <exactune/compile_request.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/workload.hpp>
+
 #include "supervise/steps.hpp"
+#include "verify/bf16_compare.hpp"
 
 namespace exactune {
 
@@ -56,7 +57,7 @@ struct RecordedInputs {
 struct VerifyOptions {
   std::uint64_t seed = 1;
   std::function<void(const VerifyRecord&)> on_record;  // called as each record is made
-  std::optional<RecordedInputs> recorded_inputs;        // none: the family's seeded inputs
+  std::optional<RecordedInputs> recorded_inputs;       // none: the family's seeded inputs
   // A supervised run: each (shape, case) reference and each (shape, case,
   // variant) run is a step "verify/<shape>/<case>[/<variant>]", announced with
   // its deadline and journaled; a step an earlier worker finished is taken from
@@ -65,9 +66,9 @@ struct VerifyOptions {
   DeadlinePolicy deadlines;
 };
 
-std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend,
-                                          const SupportKernels& support, const std::vector<Shape>& shapes,
-                                          const std::vector<VariantBuild>& builds, const VerifyOptions& options);
+std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend, const SupportKernels& support,
+                                          const std::vector<Shape>& shapes, const std::vector<VariantBuild>& builds,
+                                          const VerifyOptions& options);
 
 // The seed of one (shape, case): the same on every backend, different per pair.
 std::uint64_t case_seed(std::uint64_t seed, const std::string& shape, const std::string& input_case);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+
 #include "util/strict_json.hpp"
 
 namespace exactune {
@@ -85,9 +86,10 @@ bool check_verify_step(const std::string& step, const nlohmann::json& record) {
     VerifyRecord r;
     read_run_record(record, r);
   } else {
-    throw error(fmt::format("'{}' names no step of the verifier (verify/<shape>/<case>, or "
-                            "verify/<shape>/<case>/<variant>)",
-                            step));
+    throw error(
+        fmt::format("'{}' names no step of the verifier (verify/<shape>/<case>, or "
+                    "verify/<shape>/<case>/<variant>)",
+                    step));
   }
   return true;
 }

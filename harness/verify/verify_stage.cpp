@@ -7,11 +7,12 @@
 #include <optional>
 #include <set>
 
-#include "space/compile_plan.hpp"
-#include "verify/device_compare.hpp"
-#include "util/name_glob.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
+
+#include "space/compile_plan.hpp"
+#include "util/name_glob.hpp"
+#include "verify/device_compare.hpp"
 
 namespace exactune {
 
@@ -22,7 +23,9 @@ SupportKernels load_support_kernels(const KernelFamily& family, Backend& backend
   const std::vector<CompileOutcome> compiled = compile_all(requests, cache);
   SupportKernels support;
   for (const CompileOutcome& o : compiled) {
-    if (!o.ok) throw error(fmt::format("the support kernel {} failed to compile for {}:\n{}", o.request.name, o.request.target, o.log));
+    if (!o.ok)
+      throw error(
+          fmt::format("the support kernel {} failed to compile for {}:\n{}", o.request.name, o.request.target, o.log));
     support.add(o.request.name, backend.load(o.kernel));
   }
   if (outcomes) *outcomes = compiled;
@@ -47,9 +50,8 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
     selected_as.push_back(std::move(original));
   };
   const auto selected_at_size = [&](int size, const std::string& variant) {
-    return std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
-      return s.size == size && options.selection.selects(s.name, variant);
-    });
+    return std::any_of(shapes.begin(), shapes.end(),
+                       [&](const Shape& s) { return s.size == size && options.selection.selects(s.name, variant); });
   };
   for (int size : sizes) {
     std::optional<Variant> first;

@@ -1,8 +1,7 @@
-#include <exactune/workload.hpp>
-
 #include <fmt/format.h>
 
 #include <exactune/error.hpp>
+#include <exactune/workload.hpp>
 
 namespace exactune {
 

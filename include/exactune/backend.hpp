@@ -34,7 +34,7 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string description() const = 0;  // e.g. "NVIDIA H200 (sm_90, 132 SMs)"
-  virtual std::string target() const = 0;        // what to compile for: "sm_90", "host"
+  virtual std::string target() const = 0;       // what to compile for: "sm_90", "host"
 
   virtual DeviceAddress allocate(std::size_t bytes) = 0;
   virtual void release(DeviceAddress address) noexcept = 0;

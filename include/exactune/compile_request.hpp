@@ -20,10 +20,10 @@ struct CompileRequest {
 struct CompileOutcome {
   CompileRequest request;
   bool ok = false;
-  std::string log;         // compiler output (errors, or the ptxas report)
-  double compile_ms = 0;   // wall time of the compile itself (0 on a cache hit)
+  std::string log;        // compiler output (errors, or the ptxas report)
+  double compile_ms = 0;  // wall time of the compile itself (0 on a cache hit)
   bool cache_hit = false;
-  CompiledKernel kernel;   // valid when ok
+  CompiledKernel kernel;  // valid when ok
 };
 
 }  // namespace exactune

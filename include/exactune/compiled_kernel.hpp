@@ -17,11 +17,11 @@ struct KernelResources {
 };
 
 struct CompiledKernel {
-  std::string name;                // what it is, e.g. "w4_r1_peeled_v16_registers@D3072"
-  std::string target;              // "sm_90", ... or "host"
-  std::string entry;               // lowered (mangled) name, or the host launcher's symbol
-  std::vector<char> binary;        // cubin, or the host shared object's bytes
-  std::string binary_path;         // where the binary lies in the cache, when it does
+  std::string name;          // what it is, e.g. "w4_r1_peeled_v16_registers@D3072"
+  std::string target;        // "sm_90", ... or "host"
+  std::string entry;         // lowered (mangled) name, or the host launcher's symbol
+  std::vector<char> binary;  // cubin, or the host shared object's bytes
+  std::string binary_path;   // where the binary lies in the cache, when it does
   KernelResources resources;
 };
 

@@ -27,9 +27,9 @@ struct Shape;
 
 // One parameter of the family's problems, as a shape file spells it.
 struct ParameterSpec {
-  std::string name;         // the YAML key, e.g. "batch"
-  std::string description;  // one line, for error messages and the format's documentation
-  bool integer = true;      // a whole number that fits in an int; else a real number
+  std::string name;                     // the YAML key, e.g. "batch"
+  std::string description;              // one line, for error messages and the format's documentation
+  bool integer = true;                  // a whole number that fits in an int; else a real number
   std::optional<double> default_value;  // none: the key is required
 };
 
@@ -74,8 +74,8 @@ struct SizeFallback {
   std::string from;
   std::string to;
   int multiple = 1;
-  std::string why;     // one line, for the generated files' comments
-  int alignment = 0;   // bytes every input address and row stride must be a multiple of; 0: none
+  std::string why;    // one line, for the generated files' comments
+  int alignment = 0;  // bytes every input address and row stride must be a multiple of; 0: none
 };
 
 // The axes of the summary's heatmaps: the best exact variant per cell of
@@ -141,9 +141,8 @@ class KernelFamily {
   virtual InputCase timing_case(const Shape& shape) const = 0;
   // Allocates the buffers of one (shape, case) on the backend and fills the
   // inputs from `seed`; the same seed gives the same inputs on every backend.
-  virtual std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support,
-                                                  const Shape& shape, const InputCase& input_case,
-                                                  std::uint64_t seed) const = 0;
+  virtual std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,
+                                                  const InputCase& input_case, std::uint64_t seed) const = 0;
 
   // --- time: the bytes a fused kernel must read and write (the roofline's)
   virtual std::int64_t bytes_moved(const Shape& shape) const = 0;

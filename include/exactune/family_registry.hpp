@@ -30,8 +30,8 @@ class FamilyRegistry {
 //   EXACTUNE_REGISTER_FAMILY(my_family(), 10);
 #define EXACTUNE_REGISTER_FAMILY_CONCAT2(a, b) a##b
 #define EXACTUNE_REGISTER_FAMILY_CONCAT(a, b) EXACTUNE_REGISTER_FAMILY_CONCAT2(a, b)
-#define EXACTUNE_REGISTER_FAMILY(family_expression, rank)                                            \
-  namespace {                                                                                        \
+#define EXACTUNE_REGISTER_FAMILY(family_expression, rank)                                              \
+  namespace {                                                                                          \
   [[maybe_unused]] const bool EXACTUNE_REGISTER_FAMILY_CONCAT(exactune_family_registered_, __LINE__) = \
-      ::exactune::FamilyRegistry::add(family_expression, rank);                                      \
+      ::exactune::FamilyRegistry::add(family_expression, rank);                                        \
   }

@@ -50,7 +50,7 @@ struct LaunchPlan {
 };
 
 struct ServeOutcome {
-  const LaunchPlan* plan = nullptr;  // nullptr: not served
+  const LaunchPlan* plan = nullptr;      // nullptr: not served
   const std::string* why_not = nullptr;  // set when not served; lives as long as the server
 };
 

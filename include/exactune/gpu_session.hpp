@@ -3,11 +3,12 @@
 // runs its workloads on. Calls are serialised by capi_guarded, which also turns
 // an exception into the C ABI's status and last error.
 #pragma once
+#include <functional>
+#include <string>
+
 #include <exactune/backend.hpp>
 #include <exactune/family.hpp>
 #include <exactune/workload.hpp>
-#include <functional>
-#include <string>
 
 namespace exactune {
 

@@ -134,7 +134,7 @@ struct ShapeResult {
   // exactune's replica of the framework's kernels, launched as the framework
   // launches them: what variants are verified against. Not the framework itself.
   std::optional<Timing> reference_chain_rotated, reference_chain_l2_resident, reference_chain_cold;
-  std::optional<Rotation> rotation;           // of the rotated figures; none when not timed
+  std::optional<Rotation> rotation;             // of the rotated figures; none when not timed
   std::vector<RunToRunNoise> run_to_run_noise;  // one per regime, when noise passes ran
   std::vector<VariantResult> variants;
 
@@ -186,7 +186,7 @@ struct SweepResults {
   std::string reference_recipe;
   std::uint64_t seed = 1;  // of the inputs every variant was verified on (all rows, on the GPU)
   bool planted = false;    // kernels broken on purpose: variants named "<variant>.planted-<kind>"
-  std::string created;  // ISO 8601, UTC
+  std::string created;     // ISO 8601, UTC
   double wall_s = 0;
   TimingMethod timing;
   // The search strategy that decided which exact variants were timed fully,

@@ -21,10 +21,10 @@ extern "C" {
 #endif
 
 typedef enum exactune_status {
-  EXACTUNE_OK = 0,                /* launched */
-  EXACTUNE_NOT_SERVED = 1,        /* nothing launched: run the framework's chain (reason in the last error) */
-  EXACTUNE_INVALID_ARGUMENT = 2,  /* the arguments describe no problem: a null pointer, a negative size, ... */
-  EXACTUNE_ERROR = 3              /* the GPU, the tables or the compiler failed; nothing launched */
+  EXACTUNE_OK = 0,               /* launched */
+  EXACTUNE_NOT_SERVED = 1,       /* nothing launched: run the framework's chain (reason in the last error) */
+  EXACTUNE_INVALID_ARGUMENT = 2, /* the arguments describe no problem: a null pointer, a negative size, ... */
+  EXACTUNE_ERROR = 3             /* the GPU, the tables or the compiler failed; nothing launched */
 } exactune_status;
 
 /* "EXACTUNE_NOT_SERVED", ... */
@@ -39,8 +39,8 @@ const char* exactune_runtime_last_error(void);
  * "<variant><TAB><step>" per candidate, best first (the runtime launches the
  * first that can take the caller's data). Needs no GPU. A size the family
  * does not serve is EXACTUNE_NOT_SERVED, with the reason. */
-int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor,
-                                int sm_count, int64_t size, int64_t rows, char* text, size_t capacity);
+int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor, int sm_count,
+                                int64_t size, int64_t rows, char* text, size_t capacity);
 
 #ifdef __cplusplus
 }

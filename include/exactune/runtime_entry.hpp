@@ -2,13 +2,14 @@
 // the C ABI of exactune/runtime.h: exceptions become statuses, reasons go to
 // the thread's last error, and nothing throws across the boundary.
 #pragma once
+#include <exactune/runtime.h>
+
 #include <cstdint>
 #include <exception>
 #include <string>
 
 #include <exactune/error.hpp>
 #include <exactune/family_server.hpp>
-#include <exactune/runtime.h>
 
 namespace exactune {
 

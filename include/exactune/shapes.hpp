@@ -24,11 +24,11 @@ struct ShapeParameter {
 };
 
 struct Shape {
-  std::string name;   // unique in its set, e.g. "sana-1024px"
-  std::string model;  // e.g. "Sana 1024px"
+  std::string name;                        // unique in its set, e.g. "sana-1024px"
+  std::string model;                       // e.g. "Sana 1024px"
   std::vector<ShapeParameter> parameters;  // the family's, in its order, defaults filled in
-  int size = 0;                 // what a variant is specialised for (KernelFamily::size_parameter)
-  std::int64_t row_count = 0;   // rows of `size` elements one call processes
+  int size = 0;                            // what a variant is specialised for (KernelFamily::size_parameter)
+  std::int64_t row_count = 0;              // rows of `size` elements one call processes
 
   std::int64_t rows() const { return row_count; }
   // A parameter's value; throws exactune::error when the shape has none of that name.

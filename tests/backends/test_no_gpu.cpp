@@ -5,11 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "catch.hpp"
+#include <exactune/error.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
-#include <exactune/error.hpp>
 #include "backends/gpu/gpu_backend.hpp"
+#include "catch.hpp"
 
 namespace exactune {
 namespace {

@@ -60,8 +60,8 @@ TEST_CASE("a cubin that lacks the kernel, or is cut short or is no ELF, gives no
   const std::string_view whole = bytes_of(copy);
   CHECK_FALSE(read_cubin_figures(whole, "no_such_kernel"));
   CHECK_FALSE(read_cubin_figures("", copy.entry));
-  CHECK_FALSE(read_cubin_figures("not an ELF file at all, but long enough to hold a header of sixty-four bytes",
-                                 copy.entry));
+  CHECK_FALSE(
+      read_cubin_figures("not an ELF file at all, but long enough to hold a header of sixty-four bytes", copy.entry));
   // Prefixes of the file (a copy of their own each, so that no byte past the
   // cut is there to read): figures from a cut file are the whole file's, or none.
   const std::optional<CubinFigures> complete = read_cubin_figures(whole, copy.entry);

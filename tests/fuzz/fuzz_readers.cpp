@@ -112,8 +112,8 @@ int run_reader(const Reader& reader, const std::vector<Seed>& seeds, const Optio
     }
   }
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  fmt::print("fuzz {}: {} inputs ({} seeds), {} accepted, the rest refused with their line, in {:.1f} s\n",
-             reader.name, inputs, seeds.size(), accepted, took);
+  fmt::print("fuzz {}: {} inputs ({} seeds), {} accepted, the rest refused with their line, in {:.1f} s\n", reader.name,
+             inputs, seeds.size(), accepted, took);
   return 0;
 }
 
@@ -186,11 +186,10 @@ int main(int argc, char** argv) {
     if (clean) return;
     ++failures;
     if (WIFEXITED(status) && WEXITSTATUS(status) == kExitFinding) return;  // saved by the child
-    const std::string why = WIFSIGNALED(status) ? fmt::format("killed by signal {} ({})", WTERMSIG(status),
-                                                              ::strsignal(WTERMSIG(status)))
-                                                : WEXITSTATUS(status) == kExitHang
-                                                      ? std::string("ran past the time limit")
-                                                      : fmt::format("exited with {}", WEXITSTATUS(status));
+    const std::string why =
+        WIFSIGNALED(status) ? fmt::format("killed by signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)))
+        : WEXITSTATUS(status) == kExitHang ? std::string("ran past the time limit")
+                                           : fmt::format("exited with {}", WEXITSTATUS(status));
     save_finding(options, reader->name, std::string_view(input->text, input->length), why);
   };
   for (const Reader* reader : chosen) {

@@ -12,8 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const exactune::fuzz::Reader* const reader = exactune::fuzz::find_reader(EXACTUNE_FUZZ_READER);
   if (reader == nullptr) std::abort();
-  const exactune::fuzz::Verdict verdict =
-      reader->check(std::string_view(reinterpret_cast<const char*>(data), size));
+  const exactune::fuzz::Verdict verdict = reader->check(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!verdict.ok()) {
     std::fprintf(stderr, "%s: %s\n", EXACTUNE_FUZZ_READER, verdict.problem.c_str());
     std::abort();

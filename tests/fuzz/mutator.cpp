@@ -10,17 +10,52 @@ namespace exactune::fuzz {
 namespace {
 
 // YAML's indicators and structure, and bytes a text reader must survive.
-constexpr std::array<std::string_view, 34> kSyntax = {
-    ",",    "[",     "]",     "{",  "}",   ": ",  "- ",   "? ",  "&a ", "*a",   "!",      "!!str ",
-    "|",    ">",     "'",     "\"", "%",   "@",   "`",    "#",   "\n",  "\t",   "---\n",  "...\n",
-    "~",    "\\",    "\xc3",  "\xff", std::string_view("\0", 1), "\r", "\xef\xbb\xbf", "  ", "\n  - ", ":"};
+constexpr std::array<std::string_view, 34> kSyntax = {",",
+                                                      "[",
+                                                      "]",
+                                                      "{",
+                                                      "}",
+                                                      ": ",
+                                                      "- ",
+                                                      "? ",
+                                                      "&a ",
+                                                      "*a",
+                                                      "!",
+                                                      "!!str ",
+                                                      "|",
+                                                      ">",
+                                                      "'",
+                                                      "\"",
+                                                      "%",
+                                                      "@",
+                                                      "`",
+                                                      "#",
+                                                      "\n",
+                                                      "\t",
+                                                      "---\n",
+                                                      "...\n",
+                                                      "~",
+                                                      "\\",
+                                                      "\xc3",
+                                                      "\xff",
+                                                      std::string_view("\0", 1),
+                                                      "\r",
+                                                      "\xef\xbb\xbf",
+                                                      "  ",
+                                                      "\n  - ",
+                                                      ":"};
 
 // Values that sit on an edge of some range or type.
-constexpr std::array<std::string_view, 30> kValues = {
-    ".nan",       "-.inf",      ".inf",        "nan",   "inf",   "-1",     "0",     "-2",
-    "2147483648", "-2147483649", "4294967296", "99999999999999999999", "1e400", "-0.0", "1e-400", "0x10",
-    "true",       "yes",        "null",        "\"\"",  "''",    "[]",     "{}",    "\"2147483648\"",
-    "\"\\n\"",    "\"\\x00\"",  "\"a\\u0085b\"", "&x [1]", "*x",  "\"\xff\""};
+constexpr std::array<std::string_view, 30> kValues = {".nan",        "-.inf",      ".inf",
+                                                      "nan",         "inf",        "-1",
+                                                      "0",           "-2",         "2147483648",
+                                                      "-2147483649", "4294967296", "99999999999999999999",
+                                                      "1e400",       "-0.0",       "1e-400",
+                                                      "0x10",        "true",       "yes",
+                                                      "null",        "\"\"",       "''",
+                                                      "[]",          "{}",         "\"2147483648\"",
+                                                      "\"\\n\"",     "\"\\x00\"",  "\"a\\u0085b\"",
+                                                      "&x [1]",      "*x",         "\"\xff\""};
 
 }  // namespace
 
@@ -31,7 +66,8 @@ Mutator::Mutator(std::vector<std::string> seeds, std::uint64_t random_seed)
   for (const std::string& seed : seeds_) {
     for (std::size_t colon = seed.find(':'); colon != std::string::npos; colon = seed.find(':', colon + 1)) {
       std::size_t start = colon;
-      while (start > 0 && (std::isalnum(static_cast<unsigned char>(seed[start - 1])) || seed[start - 1] == '_')) --start;
+      while (start > 0 && (std::isalnum(static_cast<unsigned char>(seed[start - 1])) || seed[start - 1] == '_'))
+        --start;
       if (start < colon) keys.insert(seed.substr(start, colon - start + 1));
     }
   }
@@ -49,7 +85,9 @@ std::string Mutator::random_token() {
 }
 
 void Mutator::mutate(std::string& text) {
-  const auto position = [&](std::size_t size) { return size == 0 ? 0 : static_cast<std::size_t>(random_() % (size + 1)); };
+  const auto position = [&](std::size_t size) {
+    return size == 0 ? 0 : static_cast<std::size_t>(random_() % (size + 1));
+  };
   // The start of each line, for the line-wise mutations.
   const auto lines = [&] {
     std::vector<std::size_t> starts = {0};

@@ -8,21 +8,22 @@
 #include <map>
 #include <optional>
 
-#include "store/heuristics_file.hpp"
-#include "choose/chooser.hpp"
-#include "store/targets.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
+
+#include "choose/chooser.hpp"
 #include "fuzz/seed_corpus.hpp"
 #include "gate/gate.hpp"
-#include "store/defaults_record.hpp"
-#include "store/sweep_file.hpp"
-#include "store/variant_params.hpp"
-#include "store/chooser_policy.hpp"
-#include "shapes/shape_file.hpp"
-#include "store/heuristics.hpp"
 #include "gate/gate_render.hpp"
+#include "shapes/shape_file.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/defaults_record.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
+#include "store/targets.hpp"
+#include "store/variant_params.hpp"
 
 namespace exactune::fuzz {
 namespace {
@@ -44,9 +45,8 @@ std::string located_problem(const std::string& message) {
     digits();  // the column
   }
   if (message.compare(at, 2, ": ") != 0 || at + 2 >= message.size()) return "the refusal says nothing: " + message;
-  const bool one_line = std::none_of(message.begin(), message.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
+  const bool one_line = std::none_of(message.begin(), message.end(),
+                                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
   if (!one_line) return "the refusal holds a control character (it would print on several lines): " + message;
   return {};
 }
@@ -198,9 +198,12 @@ Verdict check_gate(std::string_view text) {
 
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> all = {
-      {"shapes", check_shapes},     {"sweep", check_sweep},
-      {"heuristics", check_heuristics}, {"targets", check_targets},
-      {"verified_defaults", check_verified_defaults}, {"gate", check_gate},
+      {"shapes", check_shapes},
+      {"sweep", check_sweep},
+      {"heuristics", check_heuristics},
+      {"targets", check_targets},
+      {"verified_defaults", check_verified_defaults},
+      {"gate", check_gate},
   };
   return all;
 }

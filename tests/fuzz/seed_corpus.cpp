@@ -6,15 +6,16 @@
 #include <fstream>
 #include <iterator>
 
-#include "store/heuristics_file.hpp"
-#include "choose/chooser.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
-#include "store/defaults_record.hpp"
-#include "store/sweep_file.hpp"
+
+#include "choose/chooser.hpp"
 #include "shapes/shape_file.hpp"
+#include "store/defaults_record.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
 
 namespace exactune::fuzz {
 
@@ -32,8 +33,8 @@ std::vector<Seed> seed_files(const fs::path& corpus) {
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
     std::ifstream in(file, std::ios::binary);
-    seeds.push_back({file.parent_path().filename().string(), file.string(),
-                     std::string(std::istreambuf_iterator<char>(in), {})});
+    seeds.push_back(
+        {file.parent_path().filename().string(), file.string(), std::string(std::istreambuf_iterator<char>(in), {})});
   }
   return seeds;
 }

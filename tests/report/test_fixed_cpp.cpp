@@ -5,11 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <exactune/error.hpp>
+
 #include "catch.hpp"
+#include "report/fixed_cpp.hpp"
 #include "support/host_probe.hpp"
 #include "support/scratch_directory.hpp"
-#include <exactune/error.hpp>
-#include "report/fixed_cpp.hpp"
 #include "util/embedded_files.hpp"
 
 using namespace exactune;
@@ -88,15 +89,16 @@ TEST_CASE("the fixed C++ of the generated headers compiles as it stands, and its
 }
 
 TEST_CASE("the fixed C++ of select() is pasted with the family's size parameter and its lines in the slots") {
-  const std::string pasted = paste_fixed_cpp(kSelectSource, "n",
-                                             {{"fallback conditions", "  if (c.wide && n % 8 != 0) return false;\n"},
-                                              {"fallback answers", ""}});
+  const std::string pasted = paste_fixed_cpp(
+      kSelectSource, "n",
+      {{"fallback conditions", "  if (c.wide && n % 8 != 0) return false;\n"}, {"fallback answers", ""}});
   CHECK(pasted.rfind("// What select() answers", 0) == 0);  // the file's own documentation left out
   CHECK_FALSE(contains(pasted, std::string(kSizePlaceholder)));
   CHECK_FALSE(contains(pasted, "-- slot:"));
-  CHECK(contains(pasted, "constexpr bool fits(const LaunchConfig& c, int n, int alignment) {\n"
-                         "  if (c.wide && n % 8 != 0) return false;\n"
-                         "  return true;\n}\n"));
+  CHECK(contains(pasted,
+                 "constexpr bool fits(const LaunchConfig& c, int n, int alignment) {\n"
+                 "  if (c.wide && n % 8 != 0) return false;\n"
+                 "  return true;\n}\n"));
   CHECK(contains(pasted, "verified(c.config, n)) return c.config;\n  return kEagerPath;\n}\n"));
   CHECK(contains(pasted, "e.n == n"));
 

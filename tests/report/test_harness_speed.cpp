@@ -3,11 +3,12 @@
 // the missing 2-GPU figure says why, and a damaged file is named.
 #include <fstream>
 
+#include <exactune/error.hpp>
+
 #include "catch.hpp"
 #include "report/harness_speed.hpp"
 #include "store/report_inputs.hpp"
 #include "support/scratch_directory.hpp"
-#include <exactune/error.hpp>
 
 namespace {
 
@@ -20,7 +21,8 @@ std::string section_beside(const std::filesystem::path& folder) {
   return exactune::harness_speed_section(*inputs.harness_speed);
 }
 
-const char* kSpeed = R"({"source": "ci/speed.sh", "family": "toy", "gpu": "NVIDIA H200", "measured": "2026-12-01T14:00:00Z",
+const char* kSpeed =
+    R"({"source": "ci/speed.sh", "family": "toy", "gpu": "NVIDIA H200", "measured": "2026-12-01T14:00:00Z",
  "sweeps": [
   {"strategy": "successive_halving", "cache": "cold", "wall_s": 71.5, "exit": 0, "exact": 900, "fully_timed": 60,
    "stages": {"verify": {"steps": 20032, "s": 9.25}, "time": {"steps": 67, "s": 8.0}}},

@@ -3,12 +3,12 @@
 // path closes the gate for good (one warning, the reason kept); during capture
 // an unverified signature runs the framework's chain; a path that does not
 // serve its inputs gives no verdict.
-#include <exactune/exactness_gate.hpp>
-
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <exactune/exactness_gate.hpp>
 
 #include "catch.hpp"
 
@@ -21,7 +21,7 @@ struct Fakes {
   int fused_calls = 0;
   int framework_calls = 0;
   std::vector<std::string> warnings;
-  int wrong_from = 1000;      // the fused path is wrong for inputs >= this
+  int wrong_from = 1000;  // the fused path is wrong for inputs >= this
   bool throws = false;
   bool serves = true;
 
@@ -62,8 +62,8 @@ TEST_CASE("a fused path that mismatches on purpose is disabled for good", "[gate
   ExactnessGate<int> gate;
   Fakes f;
   f.wrong_from = 10;
-  CHECK(f.call(gate, 3) == 6);     // verified
-  CHECK(f.call(gate, 10) == 20);   // mismatch: the framework's answer, never the wrong one
+  CHECK(f.call(gate, 3) == 6);    // verified
+  CHECK(f.call(gate, 10) == 20);  // mismatch: the framework's answer, never the wrong one
   CHECK_FALSE(gate.enabled());
   CHECK(gate.disabled_because() == "fused 11 != 20");
   REQUIRE(f.warnings.size() == 1);
@@ -101,7 +101,7 @@ TEST_CASE("during capture an unverified signature runs the framework and is not 
   CHECK(f.call(gate, 3, /*capturing=*/true) == 6);
   CHECK(f.fused_calls == 0);
   CHECK(gate.verified_count() == 0);
-  CHECK(f.call(gate, 3) == 6);                    // verified outside capture
+  CHECK(f.call(gate, 3) == 6);                      // verified outside capture
   CHECK(f.call(gate, 3, /*capturing=*/true) == 6);  // and then fused under capture
   CHECK(f.fused_calls == 2);
   CHECK(f.framework_calls == 2);

@@ -92,7 +92,8 @@ TEST_CASE("the candidates follow the fallback chain, best first, without repeats
   CHECK(table_candidates(toy, a, 256, 101).front().step == CandidateStep::tuned_bucket);
   CHECK(table_candidates(toy, a, 256, 101)[1].step == CandidateStep::tuned_bucket_fallback);
   // An untuned size starts at the device default.
-  CHECK(variants(table_candidates(toy, a, 260, 5)) == std::vector<std::string>{"a_default_v16", "a_default_v8", "global"});
+  CHECK(variants(table_candidates(toy, a, 260, 5)) ==
+        std::vector<std::string>{"a_default_v16", "a_default_v8", "global"});
   // Another SM count keeps only the default: the buckets were measured on another model.
   const DeviceResolution arch_only = resolve_device(toy, {"GPU C", 9, 0, 78});
   CHECK(variants(table_candidates(toy, arch_only, 256, 100)) ==
@@ -110,7 +111,7 @@ TEST_CASE("malformed tables are refused with the file and the JSON path", "[runt
     }
     return std::string("accepted");
   };
-  CHECK(message("{") .find("t.json: not valid JSON") != std::string::npos);
+  CHECK(message("{").find("t.json: not valid JSON") != std::string::npos);
   std::string no_name = kTables;
   no_name.replace(no_name.find("\"name\": \"GPU B\""), 15, "\"nam\": \"GPU B\"");
   CHECK(message(no_name) == "t.json: families[0].devices[1]: has no \"name\"");
@@ -127,8 +128,7 @@ TEST_CASE("malformed tables are refused with the file and the JSON path", "[runt
 }
 
 TEST_CASE("the built-in tables read, and cover every registered family's GPUs with valid variants", "[runtime]") {
-  const RuntimeTables tables =
-      parse_runtime_tables(embedded_file(kEmbeddedTablesPath), kEmbeddedTablesPath);
+  const RuntimeTables tables = parse_runtime_tables(embedded_file(kEmbeddedTablesPath), kEmbeddedTablesPath);
   for (const KernelFamily* family : FamilyRegistry::all()) {
     if (family->name() == "toy_double") continue;  // the core suite's test family has no table
     INFO(family->name());

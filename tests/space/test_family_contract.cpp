@@ -9,12 +9,12 @@
 #include <exactune/space.hpp>
 
 #include "catch.hpp"
-#include "support/cpu_verification.hpp"
-#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
+#include "shapes/shape_file.hpp"
+#include "space/compile_plan.hpp"
+#include "support/cpu_verification.hpp"
 #include "toy_family/toy_family.hpp"
 #include "verify/verify_stage.hpp"
-#include "shapes/shape_file.hpp"
 
 using namespace exactune;
 

@@ -74,10 +74,10 @@ void check_axis_table_round_trip(const exactune::KernelFamily& family, const exa
       }
       const AxisPart& part = table.part_of(v.params);
       const std::vector<std::string> arguments = template_arguments(r.name_expression);
-      const bool its_kernel = !part.kernel || (r.main_file == part.kernel->main_file &&
-                                               r.name_expression.rfind(part.kernel->kernel + "<", 0) == 0 &&
-                                               arguments.size() == part.kernel->arguments.size() + 1 &&
-                                               arguments.front() == std::to_string(size));
+      const bool its_kernel =
+          !part.kernel ||
+          (r.main_file == part.kernel->main_file && r.name_expression.rfind(part.kernel->kernel + "<", 0) == 0 &&
+           arguments.size() == part.kernel->arguments.size() + 1 && arguments.front() == std::to_string(size));
       if (!its_kernel) {
         problem(fmt::format("{} at size {} compiles {} {}, not its part's kernel", v.name, size, r.main_file,
                             r.name_expression));

@@ -2,10 +2,11 @@
 // the verify stage over a few small shapes, and the assertion that every build
 // compiled and every (shape, variant, case) run was bit-exact.
 #pragma once
-#include <exactune/family.hpp>
-#include <exactune/shapes.hpp>
 #include <string>
 #include <vector>
+
+#include <exactune/family.hpp>
+#include <exactune/shapes.hpp>
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"

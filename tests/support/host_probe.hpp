@@ -52,9 +52,9 @@ inline std::string compile_and_run(const fs::path& dir, const std::vector<ProbeF
     write_text(dir / file.path, file.text);
   }
   write_text(dir / "probe.cpp", source);
-  const std::string compiler = fmt::format(
-      "c++ -std=c++17 -Wall -Wextra -pedantic -Werror {1} -I'{0}' '{0}/probe.cpp' -o '{0}/probe'", dir.string(),
-      extra_flags);
+  const std::string compiler =
+      fmt::format("c++ -std=c++17 -Wall -Wextra -pedantic -Werror {1} -I'{0}' '{0}/probe.cpp' -o '{0}/probe'",
+                  dir.string(), extra_flags);
   const auto [compiled, compile_log] = run_shell(compiler, dir / "compile.log");
   INFO(compile_log);
   REQUIRE(compiled == 0);

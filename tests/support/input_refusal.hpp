@@ -9,8 +9,9 @@
 #include <string_view>
 #include <utility>
 
-#include "catch.hpp"
 #include <exactune/error.hpp>
+
+#include "catch.hpp"
 
 // The message of the input_error `read` throws; fails the test on anything else.
 inline std::string refusal(const std::function<void()>& read) {

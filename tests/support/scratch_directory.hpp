@@ -13,8 +13,7 @@
 class ScratchDirectory {
  public:
   explicit ScratchDirectory(const std::string& tag) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / fmt::format("exactune-{}-XXXXXX", tag)).string();
+    std::string pattern = (std::filesystem::temp_directory_path() / fmt::format("exactune-{}-XXXXXX", tag)).string();
     REQUIRE(::mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }

@@ -3,9 +3,10 @@
 // plan (how many copies of the inputs, how many launches per graph).
 #include <stdexcept>
 
-#include "time/benchmark_runner.hpp"
-#include "catch.hpp"
 #include <exactune/error.hpp>
+
+#include "catch.hpp"
+#include "time/benchmark_runner.hpp"
 #include "time/rotation.hpp"
 #include "time/statistics.hpp"
 
@@ -74,8 +75,8 @@ TEST_CASE("the rotation takes the fewest copies whose bytes reach twice the L2",
     const RotationPlan plan = plan_rotation(bytes, kL2, {.max_copies = 1 << 20});
     const std::int64_t k = plan.rotation.copies;
     CHECK(plan.covers_twice_l2);
-    CHECK(k * bytes >= 2 * kL2);        // covers twice the L2...
-    CHECK((k - 1) * bytes < 2 * kL2);   // ...with no copy to spare
+    CHECK(k * bytes >= 2 * kL2);       // covers twice the L2...
+    CHECK((k - 1) * bytes < 2 * kL2);  // ...with no copy to spare
     CHECK(plan.rotation.working_set_bytes == k * bytes);
   }
   CHECK(plan_rotation(18350080, kL2).rotation.copies == 7);
@@ -92,7 +93,8 @@ TEST_CASE("the rotation takes the fewest copies whose bytes reach twice the L2",
   CHECK_THROWS_AS(plan_rotation(0, kL2), error);
 }
 
-TEST_CASE("a rotated graph launches every copy equally often, at least launches_per_graph times", "[timing][rotation]") {
+TEST_CASE("a rotated graph launches every copy equally often, at least launches_per_graph times",
+          "[timing][rotation]") {
   CHECK(rotated_launches(1, 20) == 20);
   CHECK(rotated_launches(7, 20) == 21);
   CHECK(rotated_launches(380, 20) == 380);

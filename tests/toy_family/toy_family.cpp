@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
+
 #include <exactune/backend.hpp>
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 #include <exactune/kernel_sources.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/workload.hpp>
-#include <random>
 
 namespace exactune_test {
 namespace {
@@ -46,7 +47,6 @@ __global__ void toy_double(const bf16_bits* x, bf16_bits* out) {
 
 const bool kKernelAdded = add_kernel_source(kKernelPath, kKernelSource);
 
-
 class ToyWorkload final : public Workload {
  public:
   ToyWorkload(Backend& backend, const SupportKernels& support, const Shape& shape, std::uint64_t seed)
@@ -64,18 +64,16 @@ class ToyWorkload final : public Workload {
 
   void launch_reference() override {
     launch_kernel(backend_, support_.get("toy_reference"), Dim3{static_cast<unsigned>(rows_), 1, 1}, Dim3{1, 1, 1},
-                  x_.address(),
-           reference_.address(), static_cast<int>(length_));
+                  x_.address(), reference_.address(), static_cast<int>(length_));
   }
   void poison_output() override { backend_.fill(out_.address(), 0xff, out_.bytes()); }
   void launch_variant(const LoadedKernel& kernel, const Variant& variant) override {
     launch_kernel(backend_, kernel, Dim3{static_cast<unsigned>(rows_), 1, 1},
-                  Dim3{static_cast<unsigned>(variant.int_param("threads")), 1, 1},
-           x_.address(), out_.address());
+                  Dim3{static_cast<unsigned>(variant.int_param("threads")), 1, 1}, x_.address(), out_.address());
   }
   void launch_copy() override {
     launch_kernel(backend_, support_.get("copy_bytes"), Dim3{1, 1, 1}, Dim3{32, 1, 1}, x_.address(), copy_.address(),
-           static_cast<long long>(x_.bytes() / 16));
+                  static_cast<long long>(x_.bytes() / 16));
   }
   std::vector<OutputRegion> output_regions() const override {
     return {OutputRegion{out_.address(), reference_.address(), rows_ * length_}};
@@ -137,10 +135,12 @@ class ToyFamily final : public KernelFamily {
     return threads > size ? fmt::format("{} threads for a row of {}: some would have nothing", threads, size) : "";
   }
   CompileRequest variant_request(const Variant& variant, int size, const std::string& target) const override {
-    return {fmt::format("{}@L{}", variant.name, size), kKernelPath,
+    return {fmt::format("{}@L{}", variant.name, size),
+            kKernelPath,
             fmt::format("&exactune_kernels::toy_double<{}, {}, {}>", size, variant.param("threads"),
                         variant.param("result") == "planted_wrong" ? 1 : 0),
-            target, {}};
+            target,
+            {}};
   }
   std::vector<CompileRequest> support_requests(const std::string& target) const override {
     return {{"toy_reference", kKernelPath, "&exactune_kernels::toy_reference", target, {}},

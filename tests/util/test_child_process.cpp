@@ -6,6 +6,7 @@
 // environment's lock before exec would, sooner or later, wait for a lock that
 // a thread of the parent held at the fork.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -25,11 +26,10 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
+#include <exactune/error.hpp>
 
 #include "catch.hpp"
 #include "support/scratch_directory.hpp"
-#include <exactune/error.hpp>
 #include "util/child_process.hpp"
 #include "util/file_descriptor.hpp"
 #include "util/text_file.hpp"
@@ -87,10 +87,10 @@ TEST_CASE("a child gets the environment it is given, and the parent keeps its ow
   ScratchDirectory scratch("child-environment");
   REQUIRE(::setenv("EXACTUNE_CHILD_PROCESS_CHANGED", "parent", 1) == 0);
   REQUIRE(::unsetenv("EXACTUNE_CHILD_PROCESS_ADDED") == 0);
-  const Ended ended = run_to_end({.argv = {"sh", "-c", "env | grep '^EXACTUNE_CHILD_PROCESS_' | sort"},
-                                  .environment = {{"EXACTUNE_CHILD_PROCESS_CHANGED", "child"},
-                                                  {"EXACTUNE_CHILD_PROCESS_ADDED", "added"}}},
-                                 scratch);
+  const Ended ended = run_to_end(
+      {.argv = {"sh", "-c", "env | grep '^EXACTUNE_CHILD_PROCESS_' | sort"},
+       .environment = {{"EXACTUNE_CHILD_PROCESS_CHANGED", "child"}, {"EXACTUNE_CHILD_PROCESS_ADDED", "added"}}},
+      scratch);
   CHECK(ended.output == "EXACTUNE_CHILD_PROCESS_ADDED=added\nEXACTUNE_CHILD_PROCESS_CHANGED=child\n");
   CHECK(std::string(std::getenv("EXACTUNE_CHILD_PROCESS_CHANGED")) == "parent");
   CHECK(std::getenv("EXACTUNE_CHILD_PROCESS_ADDED") == nullptr);
@@ -182,9 +182,9 @@ TEST_CASE("hundreds of children start while other threads allocate and set the e
       for (int i = 0; i < kChildrenEach; ++i) {
         std::string failure;
         try {
-          const int status = wait_for_child(
-              start_child_process({.argv = {"sh", "-c", "test \"$EXACTUNE_CHILD_PROCESS_MARK\" = given"},
-                                   .environment = {{"EXACTUNE_CHILD_PROCESS_MARK", "given"}}}));
+          const int status =
+              wait_for_child(start_child_process({.argv = {"sh", "-c", "test \"$EXACTUNE_CHILD_PROCESS_MARK\" = given"},
+                                                  .environment = {{"EXACTUNE_CHILD_PROCESS_MARK", "given"}}}));
           if (exit_code_of(status) != 0) failure = fmt::format("a child exited {}", exit_code_of(status));
         } catch (const error& e) {
           failure = e.what();

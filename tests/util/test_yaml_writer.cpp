@@ -22,11 +22,11 @@ YAML::Node read_back(const std::string& written) { return YAML::Load("key: " + w
 
 TEST_CASE("a string that a YAML reader could take for anything else is quoted, and every string reads back as itself",
           "[util][yaml]") {
-  const std::vector<std::string> not_plain = {"4096", "1e5", "0x1F", "0o17", "1_000", "12:30", "+1", "-1", ".5",
-                                              "true", "False", "yes", "No", "on", "OFF", "y", "n", "null", "Null",
-                                              "~", "nan", "NaN", "inf", ".inf", "", " lead", "trail ", "a: b", "a #b",
-                                              "#x", "- x", "[x]", "{x}", "x,y", "\"q\"", "it's", "line\nbreak",
-                                              "tab\there", "<script>", "\x01", "caf\xc3\xa9"};
+  const std::vector<std::string> not_plain = {
+      "4096", "1e5",   "0x1F", "0o17",        "1_000",     "12:30",    "+1",   "-1",         ".5",  "true", "False",
+      "yes",  "No",    "on",   "OFF",         "y",         "n",        "null", "Null",       "~",   "nan",  "NaN",
+      "inf",  ".inf",  "",     " lead",       "trail ",    "a: b",     "a #b", "#x",         "- x", "[x]",  "{x}",
+      "x,y",  "\"q\"", "it's", "line\nbreak", "tab\there", "<script>", "\x01", "caf\xc3\xa9"};
   for (const std::string& text : not_plain) {
     INFO("text: " << text);
     const std::string written = exactune::yaml::string(text);
@@ -36,7 +36,7 @@ TEST_CASE("a string that a YAML reader could take for anything else is quoted, a
     CHECK(node.as<std::string>() == text);
   }
   const std::vector<std::string> plain = {"sana-1024px", "w4_r1_predicated_v8", "NVIDIA H200", "sm_90", "a1_e1e-06",
-                                          "x.y/z", "nvidia-h200"};
+                                          "x.y/z",       "nvidia-h200"};
   for (const std::string& text : plain) {
     INFO("text: " << text);
     CHECK(exactune::yaml::string(text) == text);

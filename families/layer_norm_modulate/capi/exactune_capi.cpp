@@ -8,10 +8,11 @@
 
 #include <climits>
 #include <cstring>
+#include <string>
+
 #include <exactune/error.hpp>
 #include <exactune/gpu_session.hpp>
 #include <exactune/space.hpp>
-#include <string>
 
 #include "capi/capi_arguments.hpp"
 #include "layer_norm_modulate/capi/modulate_problem_checks.hpp"
@@ -32,9 +33,10 @@ CheckedProblem check_problem(const CapiArguments& arguments, const exactune_prob
   arguments.require_pointer(p.x, "x");
   arguments.require_pointer(p.embedding, "embedding");
   const std::int64_t rows = arguments.require_product_at_most("batch * tokens", {p.batch, p.tokens}, INT_MAX);
-  if (p.modulation_stride < p.hidden || p.modulation_stride % p.hidden != 0 || p.modulation_stride / p.hidden > INT_MAX) {
-    arguments.invalid(fmt::format("modulation_stride {} is not a whole number of rows of hidden {}",
-                                  p.modulation_stride, p.hidden));
+  if (p.modulation_stride < p.hidden || p.modulation_stride % p.hidden != 0 ||
+      p.modulation_stride / p.hidden > INT_MAX) {
+    arguments.invalid(
+        fmt::format("modulation_stride {} is not a whole number of rows of hidden {}", p.modulation_stride, p.hidden));
   }
   for (const auto& [name, offset] : {std::pair{"scale_offset", p.scale_offset}, {"shift_offset", p.shift_offset}}) {
     if (offset < 0 || offset > p.modulation_stride - p.hidden) {
@@ -45,8 +47,9 @@ CheckedProblem check_problem(const CapiArguments& arguments, const exactune_prob
   const std::int64_t embedding_elements =
       arguments.require_product_at_most("batch * modulation_stride", {p.batch, p.modulation_stride}, INT64_MAX / 2);
   if (p.embedding_elements != embedding_elements) {
-    arguments.invalid(fmt::format("embedding_elements {}: the embedding is batch {} x modulation_stride {} = {} elements",
-                                  p.embedding_elements, p.batch, p.modulation_stride, embedding_elements));
+    arguments.invalid(
+        fmt::format("embedding_elements {}: the embedding is batch {} x modulation_stride {} = {} elements",
+                    p.embedding_elements, p.batch, p.modulation_stride, embedding_elements));
   }
   const auto modulation_rows = static_cast<int>(p.modulation_stride / p.hidden);
   return {modulate_shape("capi", p.batch, p.tokens, p.hidden, p.eps, modulation_rows), rows * p.hidden};
@@ -55,7 +58,8 @@ CheckedProblem check_problem(const CapiArguments& arguments, const exactune_prob
 void check_alignment(const CapiArguments& arguments, const exactune_problem& p, const Variant& variant,
                      int vector_bytes) {
   const int vector_elements = vector_bytes / 2;
-  for (const auto& [name, value] : {std::pair{"scale_offset", p.scale_offset}, {"shift_offset", p.shift_offset},
+  for (const auto& [name, value] : {std::pair{"scale_offset", p.scale_offset},
+                                    {"shift_offset", p.shift_offset},
                                     {"modulation_stride", p.modulation_stride}}) {
     if (value % vector_elements != 0) {
       arguments.not_served(fmt::format("{} {} is not a multiple of {} elements: variant {} loads {} bytes at a time",

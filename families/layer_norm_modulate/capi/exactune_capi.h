@@ -11,10 +11,9 @@
  * Arguments are checked before anything is compiled, loaded or copied. */
 #ifndef EXACTUNE_CAPI_H
 #define EXACTUNE_CAPI_H
+#include <exactune/runtime.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <exactune/runtime.h>
 
 #ifdef __cplusplus
 extern "C" {

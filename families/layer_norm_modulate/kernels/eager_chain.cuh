@@ -9,8 +9,8 @@
 namespace exactune_kernels {
 
 // t[b, c] = bf16(scale[b, c] + 1), materialised as a contiguous (B, D) tensor.
-__global__ void eager_one_plus(const bf16_bits* __restrict__ scale, bf16_bits* __restrict__ t,
-                               int batches, int hidden, long long modulation_stride) {
+__global__ void eager_one_plus(const bf16_bits* __restrict__ scale, bf16_bits* __restrict__ t, int batches, int hidden,
+                               long long modulation_stride) {
   const long long n = static_cast<long long>(batches) * hidden;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -21,9 +21,8 @@ __global__ void eager_one_plus(const bf16_bits* __restrict__ scale, bf16_bits* _
 }
 
 // u = bf16(y * t), t broadcast over the tokens of its batch.
-__global__ void eager_scale(const bf16_bits* __restrict__ y, const bf16_bits* __restrict__ t,
-                            bf16_bits* __restrict__ u, long long rows, int tokens_per_batch,
-                            int hidden) {
+__global__ void eager_scale(const bf16_bits* __restrict__ y, const bf16_bits* __restrict__ t, bf16_bits* __restrict__ u,
+                            long long rows, int tokens_per_batch, int hidden) {
   const long long n = rows * hidden;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -36,8 +35,8 @@ __global__ void eager_scale(const bf16_bits* __restrict__ y, const bf16_bits* __
 
 // out = bf16(u + shift), shift broadcast over the tokens of its batch.
 __global__ void eager_shift(const bf16_bits* __restrict__ u, const bf16_bits* __restrict__ shift,
-                            bf16_bits* __restrict__ out, long long rows, int tokens_per_batch,
-                            int hidden, long long modulation_stride) {
+                            bf16_bits* __restrict__ out, long long rows, int tokens_per_batch, int hidden,
+                            long long modulation_stride) {
   const long long n = rows * hidden;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {

@@ -103,8 +103,7 @@ struct fused_row {
   static constexpr bool kFoldedCounts = Counts == counts_folded;
   static constexpr bool kEarly = Modulation == modulation_early;
   static_assert(Hidden % 4 == 0, "aten's vectorized kernel needs hidden % 4 == 0");
-  static_assert(kThreadsPerRow >= 32 && kAtenLanes % kThreadsPerRow == 0,
-                "a row is served by 32, 64 or 128 threads");
+  static_assert(kThreadsPerRow >= 32 && kAtenLanes % kThreadsPerRow == 0, "a row is served by 32, 64 or 128 threads");
   static_assert(kLaneGroups >= 1, "a chunk may not span more than aten's 128 lanes");
 
   typedef packet<VecLanes> chunk;
@@ -137,8 +136,8 @@ struct fused_row {
 #pragma unroll
     for (int e = 0; e < VecLanes; ++e) {
       welford_state& lane = lanes[(j + (EXACTUNE_PLANTED_FAULT == 5 ? 1 : 0)) % kLaneGroups][e];
-      const float values[4] = {low_half(data.word(2 * e)), high_half(data.word(2 * e)),
-                               low_half(data.word(2 * e + 1)), high_half(data.word(2 * e + 1))};
+      const float values[4] = {low_half(data.word(2 * e)), high_half(data.word(2 * e)), low_half(data.word(2 * e + 1)),
+                               high_half(data.word(2 * e + 1))};
       const int pushed_before = (j / kLaneGroups) * 4;  // in this lane's earlier chunks
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
@@ -172,8 +171,7 @@ struct fused_row {
           }
       } else {
 #pragma unroll
-        for (int m = 0; m < kLaneGroups; ++m)
-          lanes[m][0] = welford_combine(lanes[m][0], lanes[m][offset]);
+        for (int m = 0; m < kLaneGroups; ++m) lanes[m][0] = welford_combine(lanes[m][0], lanes[m][offset]);
       }
     }
 #pragma unroll

@@ -22,8 +22,7 @@ __device__ __forceinline__ bf16_bits shifted(bf16_bits u, bf16_bits shift) {
 }
 
 // The whole chain for one element, as a fused kernel must compute it.
-__device__ __forceinline__ bf16_bits modulated_layer_norm(float x, row_stats s, bf16_bits scale,
-                                                          bf16_bits shift) {
+__device__ __forceinline__ bf16_bits modulated_layer_norm(float x, row_stats s, bf16_bits scale, bf16_bits shift) {
   const bf16_bits y = layer_norm_value(x, s);
 #if EXACTUNE_PLANTED_FAULT == 2
   const float u_unrounded = __fmul_rn(bf16_to_float(y), bf16_to_float(one_plus(scale)));

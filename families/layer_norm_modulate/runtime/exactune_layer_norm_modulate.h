@@ -20,12 +20,12 @@ extern "C" {
  * aligned; out contiguous and 8-byte aligned. batch * tokens == 0 launches
  * nothing and succeeds. */
 typedef struct exactune_layer_norm_modulate_args {
-  int32_t device;      /* CUDA device ordinal */
-  void* stream;        /* a CUstream / cudaStream_t of that device; NULL: the legacy default stream */
-  const void* x;       /* bf16 (batch, tokens, hidden) */
-  const void* scale;   /* bf16: batch b's row at scale + b * scale_row_stride */
-  const void* shift;   /* bf16: batch b's row at shift + b * shift_row_stride */
-  void* out;           /* bf16 (batch, tokens, hidden), contiguous */
+  int32_t device;    /* CUDA device ordinal */
+  void* stream;      /* a CUstream / cudaStream_t of that device; NULL: the legacy default stream */
+  const void* x;     /* bf16 (batch, tokens, hidden) */
+  const void* scale; /* bf16: batch b's row at scale + b * scale_row_stride */
+  const void* shift; /* bf16: batch b's row at shift + b * shift_row_stride */
+  void* out;         /* bf16 (batch, tokens, hidden), contiguous */
   int64_t batch;
   int64_t tokens;
   int64_t hidden;

@@ -1,11 +1,11 @@
 // The layer_norm_modulate family's runtime entry: checks that the problem is
 // one aten runs through its vectorized LayerNorm (the only path whose bits the
 // variants reproduce), states it as a ServedRequest, and launches the plan.
-#include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
-
 #include <exactune/family_server.hpp>
 #include <exactune/runtime_entry.hpp>
+
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
 #include "layer_norm_modulate/runtime/modulate_runtime_checks.hpp"
 
 namespace exactune {
@@ -14,11 +14,10 @@ namespace {
 thread_local const LaunchPlan* last_plan = nullptr;
 
 FamilyServer& server() {
-  static FamilyServer instance(
-      layer_norm_modulate_family(),
-      [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas& resident_ctas) {
-        return PlannedLaunch{LayerNormModulateConfig::from(variant).geometry(request.rows, resident_ctas), 0};
-      });
+  static FamilyServer instance(layer_norm_modulate_family(), [](const Variant& variant, const ServedRequest& request,
+                                                                const FamilyServer::ResidentCtas& resident_ctas) {
+    return PlannedLaunch{LayerNormModulateConfig::from(variant).geometry(request.rows, resident_ctas), 0};
+  });
   return instance;
 }
 
@@ -34,7 +33,8 @@ int exactune_layer_norm_modulate(const exactune_layer_norm_modulate_args* args) 
     if (a.batch == 0 || a.tokens == 0) return EXACTUNE_OK;
     const std::int64_t row_stride = modulate_runtime::row_stride(a);
     const unsigned alignment = modulate_runtime::alignment(a);
-    if (const std::string why = modulate_runtime::not_served_because(a, alignment, modulate_runtime::XLayout::contiguous);
+    if (const std::string why =
+            modulate_runtime::not_served_because(a, alignment, modulate_runtime::XLayout::contiguous);
         !why.empty()) {
       return runtime_status(EXACTUNE_NOT_SERVED, why);
     }

@@ -1,14 +1,14 @@
 // The token-major family's C ABI (exactune_token_major_capi.h): the contiguous
 // family's checks of the problem, then the token-major workload, which takes x
 // as logical values: the caller's (B, C, N) memory is transposed back first.
-#include "exactune_token_major_capi.h"
-
 #include <cstring>
-#include <exactune/gpu_session.hpp>
-#include <exactune/space.hpp>
 #include <string>
 
+#include <exactune/gpu_session.hpp>
+#include <exactune/space.hpp>
+
 #include "capi/capi_arguments.hpp"
+#include "exactune_token_major_capi.h"
 #include "layer_norm_modulate/capi/modulate_problem_checks.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"

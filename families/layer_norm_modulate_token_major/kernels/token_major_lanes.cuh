@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(128 * RunThreads)
   const int ctas_per_batch = ceil_div(tiles_per_batch, TilesPerCta);
   const int batch = blockIdx.x / ctas_per_batch;
   const int first_tile = blockIdx.x % ctas_per_batch;
-  const bool aligned = tokens_per_batch % LaneTokens == 0 &&
-                       reinterpret_cast<unsigned long long>(x) % (2 * LaneTokens) == 0;
+  const bool aligned =
+      tokens_per_batch % LaneTokens == 0 && reinterpret_cast<unsigned long long>(x) % (2 * LaneTokens) == 0;
   const bf16_bits* const batch_x = x + static_cast<long long>(batch) * Hidden * tokens_per_batch;
   const bf16_bits* const scale_row = scale + static_cast<long long>(batch) * modulation_stride;
   const bf16_bits* const shift_row = shift + static_cast<long long>(batch) * modulation_stride;
@@ -317,8 +317,7 @@ __global__ void __launch_bounds__(128 * RunThreads)
     for (int k = 0; k < LaneTokens; ++k) stats[k] = tile_stats[part * LaneTokens + k];
 
     // Pass 2: token k's four channels of vector lane + 128 r, from the four runs.
-    bf16_bits* const first_out =
-        out + (static_cast<long long>(batch) * tokens_per_batch + first_token(t)) * Hidden;
+    bf16_bits* const first_out = out + (static_cast<long long>(batch) * tokens_per_batch + first_token(t)) * Hidden;
 #pragma unroll
     for (int r = 0; r < kRounds; ++r) {
       const int vector = lane + r * kAtenLanes;

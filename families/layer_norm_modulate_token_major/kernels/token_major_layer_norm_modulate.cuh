@@ -63,14 +63,14 @@ struct token_tile {
   }
 };
 
-
 // __launch_bounds__: a CTA of 512 threads must fit the SM's registers (128 a
 // thread); without it ptxas gave some such variants more, and they could not launch.
 template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Modulation, int TileTokens, int Layout,
           int TokenWords>
-__global__ void __launch_bounds__(NumWarps * 32) token_major_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
-                                                const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
-                                                int tokens_per_batch, long long modulation_stride, float eps) {
+__global__ void __launch_bounds__(NumWarps * 32)
+    token_major_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
+                                    const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
+                                    int tokens_per_batch, long long modulation_stride, float eps) {
   planted_crash();  // nothing unless a test plants a crash
   typedef fused_row<Hidden, NumWarps, RowsPerCta, VecLanes, tail_predicated, pass2_registers, counts_runtime,
                     Modulation, elementwise_bf16x2>
@@ -83,7 +83,8 @@ __global__ void __launch_bounds__(NumWarps * 32) token_major_layer_norm_modulate
   constexpr int kElements = Hidden * TileTokens;
   // Each thread issues all its loads of x before it stores what they bring, up
   // to 128 bytes: a CTA's whole tile is then in flight at once for most tiles.
-  constexpr int kLoadsInFlight = ceil_div(kRuns, kThreads) < 32 / TokenWords ? ceil_div(kRuns, kThreads) : 32 / TokenWords;
+  constexpr int kLoadsInFlight =
+      ceil_div(kRuns, kThreads) < 32 / TokenWords ? ceil_div(kRuns, kThreads) : 32 / TokenWords;
   constexpr int kElementsInFlight = ceil_div(kElements, kThreads) < 32 ? ceil_div(kElements, kThreads) : 32;
   constexpr int kTileElements = TileTokens * tile_map::kRowStride;
   static_assert(TileTokens % kRunTokens == 0 && TileTokens % RowsPerCta == 0, "a tile is whole runs and row groups");
@@ -198,8 +199,7 @@ __global__ void __launch_bounds__(NumWarps * 32) token_major_layer_norm_modulate
     }
     const row_stats stats = plan::reduce(lanes, p, warp_totals[parity][row_in_group], eps);
 
-    bf16_bits* const row_out =
-        out + (static_cast<long long>(batch) * tokens_per_batch + first_token + token) * Hidden;
+    bf16_bits* const row_out = out + (static_cast<long long>(batch) * tokens_per_batch + first_token + token) * Hidden;
 #pragma unroll
     for (int j = 0; j < plan::kChunks; ++j) {
       if (plan::in_row(j, p)) {

@@ -11,7 +11,8 @@ namespace exactune_kernels {
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // TokenWords words of x along N: 2, 4 or 8 tokens of one channel.
-template <int TokenWords> using token_run = bf16_words<TokenWords>;
+template <int TokenWords>
+using token_run = bf16_words<TokenWords>;
 
 // One aligned run: p is aligned to the run's 4 * TokenWords bytes.
 template <int TokenWords>

@@ -13,8 +13,8 @@ namespace exactune_kernels {
 constexpr int kTransposeTile = 32;
 constexpr int kTransposeRowsPerPass = 8;  // blockDim = (32, 8)
 
-__global__ void __launch_bounds__(kTransposeTile * kTransposeRowsPerPass)
-transpose_tokens(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y, int channels, int tokens) {
+__global__ void __launch_bounds__(kTransposeTile* kTransposeRowsPerPass)
+    transpose_tokens(const bf16_bits* __restrict__ x, bf16_bits* __restrict__ y, int channels, int tokens) {
   __shared__ bf16_bits tile[kTransposeTile][kTransposeTile + 1];
   const long long batch_offset = static_cast<long long>(blockIdx.z) * channels * tokens;
   const int n0 = blockIdx.x * kTransposeTile;

@@ -1,8 +1,6 @@
 // The token-major family's runtime entry: the contiguous family's checks with
 // a token-major x, then the tables' in-place variant (tile or lanes), launched
 // with a grid of one CTA per cta_tokens() tokens of each batch element.
-#include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
-
 #include <fmt/format.h>
 
 #include <exactune/family_server.hpp>
@@ -10,6 +8,7 @@
 
 #include "layer_norm_modulate/runtime/modulate_runtime_checks.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
+#include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
 
 namespace exactune {
 namespace {

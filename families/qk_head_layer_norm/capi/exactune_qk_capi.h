@@ -11,10 +11,9 @@
  * Arguments are checked before anything is compiled, loaded or copied. */
 #ifndef EXACTUNE_QK_CAPI_H
 #define EXACTUNE_QK_CAPI_H
+#include <exactune/runtime.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <exactune/runtime.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,8 +46,7 @@ int exactune_qk_list_variants(int32_t head_dim, char* names, size_t capacity);
 /* One fused variant by name into q_out and k_out (neither NULL); every variant
  * of the head_dim is compiled through the on-disk cache on the first use of
  * that head_dim. */
-int exactune_qk_run_variant(const exactune_qk_problem* problem, const char* variant, uint16_t* q_out,
-                            uint16_t* k_out);
+int exactune_qk_run_variant(const exactune_qk_problem* problem, const char* variant, uint16_t* q_out, uint16_t* k_out);
 
 #ifdef __cplusplus
 }

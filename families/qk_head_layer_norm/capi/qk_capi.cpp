@@ -2,16 +2,16 @@
 // every argument first (capi/capi_arguments.hpp), so that an unserved head_dim,
 // a count below one or a NULL pointer is refused before anything is compiled,
 // loaded or copied from the caller's buffers.
-#include "exactune_qk_capi.h"
-
 #include <climits>
 #include <cstring>
+#include <string>
+
 #include <exactune/error.hpp>
 #include <exactune/gpu_session.hpp>
 #include <exactune/space.hpp>
-#include <string>
 
 #include "capi/capi_arguments.hpp"
+#include "exactune_qk_capi.h"
 #include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_inputs.hpp"
 #include "qk_head_layer_norm/qk_head_layer_norm_workload.hpp"

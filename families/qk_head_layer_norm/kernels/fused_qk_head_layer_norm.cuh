@@ -62,8 +62,8 @@
 // is at most 256 bytes); pass 2 does not re-read it.
 #pragma once
 #include "kernel_templates/arith.cuh"
-#include "kernel_templates/planted_crash.cuh"
 #include "kernel_templates/packet.cuh"
+#include "kernel_templates/planted_crash.cuh"
 
 namespace exactune_kernels {
 
@@ -122,13 +122,11 @@ struct head_row {
   }
 
   // C(own, other) at the level of offset `offset`, own being aten lane `lane`.
-  __device__ static welford_state combine(const welford_state& own, const welford_state& other, int lane,
-                                          int offset) {
+  __device__ static welford_state combine(const welford_state& own, const welford_state& other, int lane, int offset) {
     if (kFold) {
       const int step = 2 * offset;
-      return welford_combine(own, other,
-                             weights_for(node_count(lane, step, kRowVectors),
-                                         node_count(lane + offset, step, kRowVectors)));
+      return welford_combine(
+          own, other, weights_for(node_count(lane, step, kRowVectors), node_count(lane + offset, step, kRowVectors)));
     }
     return welford_combine(own, other);
   }
@@ -168,8 +166,8 @@ struct head_row {
       } else {
 #pragma unroll
         for (int e = 0; e < VecLanes && e < offset; ++e)
-          lanes[0][e] = combine(lanes[0][e], lanes[0][e + offset < VecLanes ? e + offset : 0], vector(0, p) + e,
-                                offset);
+          lanes[0][e] =
+              combine(lanes[0][e], lanes[0][e + offset < VecLanes ? e + offset : 0], vector(0, p) + e, offset);
       }
     }
     welford_state warps[4] = {lanes[0][0], zero, zero, zero};
@@ -192,9 +190,9 @@ struct head_row {
 // VecLanes 2); outputs likewise. Block: 32 * NumWarps threads, grid: see QkGrid.
 template <int HeadDim, int NumWarps, int RowsPerCta, int VecLanes, int Counts, int QkGrid>
 __global__ void __launch_bounds__(32 * NumWarps)
-fused_qk_head_layer_norm(const bf16_bits* __restrict__ q, const bf16_bits* __restrict__ k,
-                         bf16_bits* __restrict__ q_out, bf16_bits* __restrict__ k_out, int q_rows, int k_rows,
-                         float eps) {
+    fused_qk_head_layer_norm(const bf16_bits* __restrict__ q, const bf16_bits* __restrict__ k,
+                             bf16_bits* __restrict__ q_out, bf16_bits* __restrict__ k_out, int q_rows, int k_rows,
+                             float eps) {
   planted_crash();  // nothing unless a test plants a crash
   typedef qk_detail::head_row<HeadDim, NumWarps, RowsPerCta, VecLanes, Counts> plan;
   static_assert(QkGrid == qk_grid_joint || QkGrid == qk_grid_split, "joint or split grid");

@@ -17,7 +17,7 @@ extern "C" {
  * succeeds. */
 typedef struct exactune_qk_head_layer_norm_args {
   int32_t device;
-  void* stream;  /* a CUstream / cudaStream_t of that device; NULL: the legacy default stream */
+  void* stream; /* a CUstream / cudaStream_t of that device; NULL: the legacy default stream */
   const void* q;
   const void* k;
   void* q_out;

@@ -1,8 +1,6 @@
 // The qk_head_layer_norm family's runtime entry: checks that aten would run
 // both tensors through its vectorized LayerNorm, states the problem as a
 // ServedRequest, and launches the plan (twice for a split grid: q, then k).
-#include "qk_head_layer_norm/runtime/exactune_qk_head_layer_norm.h"
-
 #include <fmt/format.h>
 
 #include <climits>
@@ -10,7 +8,9 @@
 
 #include <exactune/family_server.hpp>
 #include <exactune/runtime_entry.hpp>
+
 #include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
+#include "qk_head_layer_norm/runtime/exactune_qk_head_layer_norm.h"
 
 namespace exactune {
 namespace {
@@ -21,12 +21,11 @@ constexpr unsigned kSplitGrid = 1;
 thread_local const LaunchPlan* last_plan = nullptr;
 
 FamilyServer& server() {
-  static FamilyServer instance(
-      qk_head_layer_norm_family(),
-      [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas&) {
-        const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
-        return PlannedLaunch{c.geometry(request.rows), c.split_grid ? kSplitGrid : 0};
-      });
+  static FamilyServer instance(qk_head_layer_norm_family(), [](const Variant& variant, const ServedRequest& request,
+                                                               const FamilyServer::ResidentCtas&) {
+    const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
+    return PlannedLaunch{c.geometry(request.rows), c.split_grid ? kSplitGrid : 0};
+  });
   return instance;
 }
 
@@ -58,16 +57,16 @@ int exactune_qk_head_layer_norm(const exactune_qk_head_layer_norm_args* args) {
     const exactune_qk_head_layer_norm_args& a = *args;
     if (!a.q || !a.k || !a.q_out || !a.k_out) throw input_error("q, k, q_out and k_out must not be NULL");
     if (a.batch < 0 || a.tokens < 0 || a.heads < 0 || a.head_dim < 1 || a.device < 0) {
-      throw input_error(fmt::format("batch {}, tokens {}, heads {}, head_dim {}, device {}: sizes must be >= 0, "
-                                    "head_dim >= 1",
-                                    a.batch, a.tokens, a.heads, a.head_dim, a.device));
+      throw input_error(
+          fmt::format("batch {}, tokens {}, heads {}, head_dim {}, device {}: sizes must be >= 0, "
+                      "head_dim >= 1",
+                      a.batch, a.tokens, a.heads, a.head_dim, a.device));
     }
     if (!std::isfinite(a.eps) || a.eps < 0) throw input_error(fmt::format("eps {} is not a finite value >= 0", a.eps));
     if (a.batch == 0 || a.tokens == 0 || a.heads == 0) return EXACTUNE_OK;
-    const unsigned alignment =
-        common_alignment(reinterpret_cast<std::uintptr_t>(a.q), reinterpret_cast<std::uintptr_t>(a.k),
-                         reinterpret_cast<std::uintptr_t>(a.q_out), reinterpret_cast<std::uintptr_t>(a.k_out),
-                         a.head_dim * 2);
+    const unsigned alignment = common_alignment(
+        reinterpret_cast<std::uintptr_t>(a.q), reinterpret_cast<std::uintptr_t>(a.k),
+        reinterpret_cast<std::uintptr_t>(a.q_out), reinterpret_cast<std::uintptr_t>(a.k_out), a.head_dim * 2);
     if (const std::string why = not_served_because(a, alignment); !why.empty()) {
       return runtime_status(EXACTUNE_NOT_SERVED, why);
     }

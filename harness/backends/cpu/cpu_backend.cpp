@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <exactune/error.hpp>
+
 #include "compile/host/host_launcher.hpp"
 
 namespace exactune {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include <exactune/backend.hpp>
+
 #include "compile/host/host_launcher.hpp"
 
 namespace exactune {

@@ -20,7 +20,7 @@ constexpr int kCtxSynchronizeAbiVersion = 12000;
 
 struct DriverState {
   CudaDriver driver;
-  bool entry_points_resolved = false;   // describe() may use the error-name functions
+  bool entry_points_resolved = false;  // describe() may use the error-name functions
   std::optional<std::string> why_not;  // nullopt: loaded, initialised, with a device
 };
 
@@ -52,8 +52,8 @@ void* open_libcuda(std::string& why_not) {
 }
 
 template <class Pointer>
-std::optional<std::string> resolve(decltype(&::cuGetProcAddress) get_proc_address, const char* symbol,
-                                   int abi_version, Pointer& pointer) {
+std::optional<std::string> resolve(decltype(&::cuGetProcAddress) get_proc_address, const char* symbol, int abi_version,
+                                   Pointer& pointer) {
   void* function = nullptr;
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   const CUresult result = get_proc_address(symbol, &function, abi_version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
@@ -61,10 +61,10 @@ std::optional<std::string> resolve(decltype(&::cuGetProcAddress) get_proc_addres
     pointer = reinterpret_cast<Pointer>(function);
     return std::nullopt;
   }
-  const char* why = status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "its version is too old for"
-                                                                          : "it does not provide";
-  return fmt::format("the CUDA driver is unusable: {} {} (CUDA {}.{} ABI; cuGetProcAddress returned {})", why,
-                     symbol, abi_version / 1000, abi_version % 1000 / 10, static_cast<int>(result));
+  const char* why =
+      status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "its version is too old for" : "it does not provide";
+  return fmt::format("the CUDA driver is unusable: {} {} (CUDA {}.{} ABI; cuGetProcAddress returned {})", why, symbol,
+                     abi_version / 1000, abi_version % 1000 / 10, static_cast<int>(result));
 }
 
 std::optional<std::string> resolve_entry_points(void* libcuda, CudaDriver& driver) {
@@ -78,7 +78,8 @@ std::optional<std::string> resolve_entry_points(void* libcuda, CudaDriver& drive
   if (!failure) failure = resolve(get_proc_address, #name, CUDA_VERSION, driver.name);
   EXACTUNE_CUDA_DRIVER_ENTRY_POINTS(EXACTUNE_RESOLVE_ENTRY_POINT)
 #undef EXACTUNE_RESOLVE_ENTRY_POINT
-  if (!failure) failure = resolve(get_proc_address, "cuCtxSynchronize", kCtxSynchronizeAbiVersion, driver.cuCtxSynchronize);
+  if (!failure)
+    failure = resolve(get_proc_address, "cuCtxSynchronize", kCtxSynchronizeAbiVersion, driver.cuCtxSynchronize);
   return failure;
 }
 

@@ -22,23 +22,21 @@ namespace exactune {
 // cuGraphInstantiateWithFlags is what <cuda.h> calls cuGraphInstantiate since
 // CUDA 12 (graph, flags); resolving it by that name can never yield the older
 // five-argument ABI. `driver.cuGraphInstantiate(...)` reaches it through the macro.
-#define EXACTUNE_CUDA_DRIVER_ENTRY_POINTS(X)                                                    \
-  X(cuGetErrorName) X(cuGetErrorString)                                                        \
-  X(cuInit) X(cuDriverGetVersion)                                                              \
-  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                \
-  X(cuDeviceTotalMem)                                                                          \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                                 \
-  X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                                \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                               \
-  X(cuMemAlloc) X(cuMemFree)                                                                   \
-  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)                    \
-  X(cuMemsetD8) X(cuMemsetD8Async)                                                             \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamIsCapturing)          \
-  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                    \
-  X(cuEventElapsedTime)                                                                        \
-  X(cuStreamBeginCapture) X(cuStreamEndCapture)                                                \
-  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
+// A list, four entry points a row.
+// clang-format off
+#define EXACTUNE_CUDA_DRIVER_ENTRY_POINTS(X)                                                                   \
+  X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion)                                        \
+  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                                \
+  X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)              \
+  X(cuCtxGetCurrent) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                              \
+  X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH)                                                   \
+  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemsetD8) X(cuMemsetD8Async)                                   \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamIsCapturing)                           \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                                    \
+  X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags)           \
+  X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
+// clang-format on
 
 struct CudaDriver {
 #define EXACTUNE_DECLARE_ENTRY_POINT(name) decltype(&::name) name = nullptr;

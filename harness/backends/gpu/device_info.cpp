@@ -4,8 +4,9 @@
 
 #include <cctype>
 
-#include "backends/gpu/cuda_driver.hpp"
 #include <exactune/error.hpp>
+
+#include "backends/gpu/cuda_driver.hpp"
 #include "compile/nvrtc_compiler.hpp"
 
 namespace exactune {

@@ -6,18 +6,18 @@
 namespace exactune {
 
 struct GpuDescription {
-  std::string name;              // "NVIDIA H200"
+  std::string name;  // "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   long long l2_bytes = 0;
-  int memory_clock_khz = 0;      // peak; 0 when the driver does not report it
-  int memory_bus_bits = 0;       // 0 when the driver does not report it
+  int memory_clock_khz = 0;  // peak; 0 when the driver does not report it
+  int memory_bus_bits = 0;   // 0 when the driver does not report it
   long long total_memory_bytes = 0;
-  int driver_version = 0;        // e.g. 13000 for CUDA 13.0
-  std::string nvrtc_version;     // e.g. "13.0"
+  int driver_version = 0;     // e.g. 13000 for CUDA 13.0
+  std::string nvrtc_version;  // e.g. "13.0"
 
-  std::string arch() const;      // "sm_90"
-  std::string slug() const;      // "nvidia-h200": lowercase name, runs of other characters as '-'
+  std::string arch() const;  // "sm_90"
+  std::string slug() const;  // "nvidia-h200": lowercase name, runs of other characters as '-'
   // One line for logs and report headers, e.g.
   // "NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, 140 GiB, 6144-bit @ 2619 MHz; driver 13.0, NVRTC 13.0)".
   std::string summary() const;

@@ -7,10 +7,11 @@
 #include <mutex>
 #include <string_view>
 
+#include <exactune/error.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "compile/compile_cache.hpp"
 #include "util/content_hash.hpp"
-#include <exactune/error.hpp>
 
 namespace exactune {
 namespace {
@@ -62,8 +63,8 @@ class GpuLoadedKernel final : public LoadedKernel {
     if (const CUresult r = cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_multiprocessor, function_, static_cast<int>(block_threads), 0);
         r != CUDA_SUCCESS) {
-      throw_cuda_error(r, fmt::format("asking how many CTAs of kernel '{}' ({} threads) fit on a multiprocessor",
-                                      name_, block_threads));
+      throw_cuda_error(r, fmt::format("asking how many CTAs of kernel '{}' ({} threads) fit on a multiprocessor", name_,
+                                      block_threads));
     }
     return occupancy_[block_threads] = per_multiprocessor;
   }
@@ -201,8 +202,8 @@ std::shared_ptr<CUmod_st> GpuBackend::module_of(const CompiledKernel& kernel) {
   const std::string image(kernel.binary.begin(), kernel.binary.end());
   CUmodule module = nullptr;
   if (const CUresult r = cuda_driver().cuModuleLoadData(&module, image.c_str()); r != CUDA_SUCCESS) {
-    throw_cuda_error(r, fmt::format("loading kernel '{}' (compiled for {}) on {}", kernel.name, kernel.target,
-                                    description()));
+    throw_cuda_error(
+        r, fmt::format("loading kernel '{}' (compiled for {}) on {}", kernel.name, kernel.target, description()));
   }
   const CUcontext context = context_.get();
   std::shared_ptr<CUmod_st> loaded(module, [context](CUmodule m) noexcept {
@@ -222,8 +223,7 @@ std::unique_ptr<LoadedKernel> GpuBackend::load(const CompiledKernel& kernel) {
 unsigned GpuBackend::resident_ctas(const LoadedKernel& kernel, unsigned block_threads) {
   const GpuLoadedKernel& loaded = loaded_here(kernel, context_.get());
   make_current();
-  return static_cast<unsigned>(std::max(1, loaded.ctas_per_multiprocessor(block_threads)) *
-                               std::max(1, gpu_.sm_count));
+  return static_cast<unsigned>(std::max(1, loaded.ctas_per_multiprocessor(block_threads)) * std::max(1, gpu_.sm_count));
 }
 
 void GpuBackend::launch(const LoadedKernel& kernel, const LaunchGeometry& geometry, void** args) {
@@ -232,8 +232,8 @@ void GpuBackend::launch(const LoadedKernel& kernel, const LaunchGeometry& geomet
   loaded->allow_dynamic_shared(geometry.dynamic_shared_bytes);
   const Dim3& grid = geometry.grid;
   const Dim3& block = geometry.block;
-  const CUresult r = cuda_driver().cuLaunchKernel(loaded->function(), grid.x, grid.y, grid.z, block.x, block.y,
-                                                  block.z, geometry.dynamic_shared_bytes, stream_.get(), args, nullptr);
+  const CUresult r = cuda_driver().cuLaunchKernel(loaded->function(), grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                                  geometry.dynamic_shared_bytes, stream_.get(), args, nullptr);
   if (r != CUDA_SUCCESS) {
     // A fault of an earlier, different kernel can surface here: name it too.
     const std::string earlier = last_launched_kernel_ == kernel.name() ? "" : after_last_launch();

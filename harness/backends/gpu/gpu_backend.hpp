@@ -17,6 +17,7 @@
 #include <string>
 
 #include <exactune/backend.hpp>
+
 #include "backends/gpu/device_info.hpp"
 
 namespace exactune {

@@ -3,8 +3,9 @@
 #include <memory>
 #include <utility>
 
-#include "backends/gpu/cuda_driver.hpp"
 #include <exactune/error.hpp>
+
+#include "backends/gpu/cuda_driver.hpp"
 
 namespace exactune {
 
@@ -77,7 +78,8 @@ GpuGraph::GpuGraph(const GpuBackend& backend, const std::function<void()>& enque
 void GpuGraph::launch(int times) {
   executable_.backend().make_current();
   const CudaDriver& driver = cuda_driver();
-  for (int i = 0; i < times; ++i) check(driver.cuGraphLaunch(executable_.get(), executable_.backend().stream()), "cuGraphLaunch");
+  for (int i = 0; i < times; ++i)
+    check(driver.cuGraphLaunch(executable_.get(), executable_.backend().stream()), "cuGraphLaunch");
 }
 
 }  // namespace exactune

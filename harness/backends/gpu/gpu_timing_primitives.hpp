@@ -61,7 +61,7 @@ class GpuEvent {
  public:
   explicit GpuEvent(const GpuBackend& backend);  // timing enabled
 
-  void record();            // on the backend's stream, after what is queued there
+  void record();             // on the backend's stream, after what is queued there
   void synchronize() const;  // waits until the recorded point has been reached
   CUevent get() const { return event_.get(); }
 

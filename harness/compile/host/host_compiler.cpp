@@ -15,16 +15,17 @@
 #include <sstream>
 #include <thread>
 
-#include "util/embedded_files.hpp"
 #include <exactune/error.hpp>
+
 #include "compile/host/host_launcher.hpp"
 #include "compile/host/host_toolchain.hpp"
 #include "compile/host/host_translation_unit.hpp"
-#include "compile/target_compiler.hpp"
 #include "compile/host/template_tree.hpp"
-#include "util/content_hash.hpp"
-#include "util/process_liveness.hpp"
+#include "compile/target_compiler.hpp"
 #include "compile/template_includes.hpp"
+#include "util/content_hash.hpp"
+#include "util/embedded_files.hpp"
+#include "util/process_liveness.hpp"
 
 namespace exactune {
 
@@ -102,7 +103,8 @@ std::optional<fs::path> cached_library(const CompileCache& cache, const std::str
   const std::optional<std::string> library_key = cache.read(key, kRecordSuffix);
   if (!library_key) return std::nullopt;
   auto found = checked.find(*library_key);
-  if (found == checked.end()) found = checked.emplace(*library_key, cache.whole_entry(*library_key, kLibrarySuffix)).first;
+  if (found == checked.end())
+    found = checked.emplace(*library_key, cache.whole_entry(*library_key, kLibrarySuffix)).first;
   return found->second;
 }
 

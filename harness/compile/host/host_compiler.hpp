@@ -11,8 +11,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "compile/compile_cache.hpp"
 #include <exactune/compile_request.hpp>
+
+#include "compile/compile_cache.hpp"
 
 namespace exactune {
 

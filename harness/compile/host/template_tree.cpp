@@ -7,9 +7,10 @@
 #include <mutex>
 #include <thread>
 
-#include "util/embedded_files.hpp"
-#include "util/content_hash.hpp"
 #include <exactune/error.hpp>
+
+#include "util/content_hash.hpp"
+#include "util/embedded_files.hpp"
 
 namespace exactune::host_exec {
 

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include <exactune/exactness_gate.hpp>
+
 #include "layer_norm_modulate/runtime/exactune_layer_norm_modulate.h"
 #include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
 #include "qk_head_layer_norm/runtime/exactune_qk_head_layer_norm.h"
@@ -98,10 +99,11 @@ std::string first_mismatch(const at::Tensor& fused, const at::Tensor& eager, con
   const auto value = [](const at::Tensor& t, long long i) {
     return static_cast<double>(t.contiguous().flatten()[i].to(at::kFloat).item<float>());
   };
-  return prefix + format(" at row %lld, column %lld: fused 0x%04x (%g), eager 0x%04x (%g); %lld of %lld elements "
-                         "differ",
-                         index / row_length, index % row_length, bits(a, index), value(fused, index), bits(b, index),
-                         value(eager, index), count, static_cast<long long>(a.numel()));
+  return prefix + format(
+                      " at row %lld, column %lld: fused 0x%04x (%g), eager 0x%04x (%g); %lld of %lld elements "
+                      "differ",
+                      index / row_length, index % row_length, bits(a, index), value(fused, index), bits(b, index),
+                      value(eager, index), count, static_cast<long long>(a.numel()));
 }
 
 void warn_closed(const char* op, const std::string& why) {
@@ -192,8 +194,7 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
   return out;
 }
 
-at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
-                                    double eps) {
+at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps) {
   const c10::cuda::CUDAGuard device(x.device());
   Signature signature;
   for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
@@ -230,8 +231,8 @@ TensorPair eager_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, do
 }
 
 std::optional<TensorPair> fused_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps) {
-  if (q.dim() != 4 || q.sizes() != k.sizes() || q.scalar_type() != at::kBFloat16 ||
-      k.scalar_type() != at::kBFloat16 || k.device() != q.device()) {
+  if (q.dim() != 4 || q.sizes() != k.sizes() || q.scalar_type() != at::kBFloat16 || k.scalar_type() != at::kBFloat16 ||
+      k.device() != q.device()) {
     return std::nullopt;
   }
   at::Tensor q_out = new_output(q);
@@ -299,8 +300,7 @@ bool gate_reset(const std::string& op) {
 // the tables' fallback chain that chose it.
 std::string last_variant(const std::string& op) {
   gate_named(op);
-  return op == "layer_norm_modulate" ? last_modulate_variant()
-                                     : exactune_qk_head_layer_norm_last_variant();
+  return op == "layer_norm_modulate" ? last_modulate_variant() : exactune_qk_head_layer_norm_last_variant();
 }
 
 }  // namespace

@@ -10,15 +10,16 @@
 #include <utility>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/host_probe.hpp"
-#include "support/scratch_directory.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
 #include "choose/chooser.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "store/family_tables.hpp"
 #include "store/heuristics.hpp"
+#include "support/host_probe.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace heuristics_fixture {
 
@@ -79,7 +80,8 @@ inline VariantResult untimed(const std::string& name) {
   return v;
 }
 
-inline ShapeResult shape(const std::string& name, int batch, int tokens, int hidden, std::vector<VariantResult> variants) {
+inline ShapeResult shape(const std::string& name, int batch, int tokens, int hidden,
+                         std::vector<VariantResult> variants) {
   ShapeResult s;
   s.shape = modulate_shape(name, batch, tokens, hidden, 1e-6, 1);
   s.shape.model = "test model";
@@ -94,8 +96,13 @@ inline ShapeResult shape(const std::string& name, int batch, int tokens, int hid
 // and 6.7% behind at 8192. Hidden 3072: two buckets that the wide variant wins.
 inline SweepResults recorded_sweep() {
   SweepResults r;
-  r.device = {.name = "NVIDIA H200", .slug = "nvidia-h200", .arch = "sm_90", .sm_count = 132, .l2_bytes = 60 << 20,
-              .driver_version = 13000, .nvrtc_version = "13.0"};
+  r.device = {.name = "NVIDIA H200",
+              .slug = "nvidia-h200",
+              .arch = "sm_90",
+              .sm_count = 132,
+              .l2_bytes = 60 << 20,
+              .driver_version = 13000,
+              .nvrtc_version = "13.0"};
   r.family = "layer_norm_modulate";
   r.reference_recipe = "torch 2.11 eager";
   r.created = "2025-01-01T00:00:00Z";
@@ -103,9 +110,9 @@ inline SweepResults recorded_sweep() {
   r.timing.rotated = "CUDA graph cycling through copies of the inputs";
   r.timing.l2_resident = "CUDA graph of 20 launches";
   r.timing.repetitions = 20;
-  r.shapes.push_back(shape("edge-37", 1, 37, 2240,
-                           {timed(kWide, 5.00), timed(kAten, 5.05), timed(kRegisters, 5.5), incorrect(kIncorrect),
-                            untimed(kUntimed)}));
+  r.shapes.push_back(shape(
+      "edge-37", 1, 37, 2240,
+      {timed(kWide, 5.00), timed(kAten, 5.05), timed(kRegisters, 5.5), incorrect(kIncorrect), untimed(kUntimed)}));
   r.shapes.push_back(shape("sana", 2, 1024, 2240,
                            {timed(kAten, 10.0), timed(kWide, 10.1), timed(kRegisters, 11.0), incorrect(kIncorrect)}));
   r.shapes.push_back(shape("untimed-4000", 1, 4000, 2240, {untimed(kAten), untimed(kWide)}));
@@ -163,10 +170,10 @@ inline DeviceHeuristics edited_device(DeviceHeuristics device, const std::string
 inline std::vector<HeuristicsFile> three_gpu_files() {
   const Heuristics h200 = choose_heuristics(recorded_sweep());
   Heuristics h800 = h200, a100 = h200;
-  h800.device = edited_device(h200.device, "NVIDIA H800 PCIe", "nvidia-h800-pcie", "sm_90", 114, kH800Choice,
-                              kH800Default);
-  a100.device = edited_device(h200.device, "NVIDIA A100-SXM4-80GB", "nvidia-a100-sxm4-80gb", "sm_80", 108,
-                              kA100Choice, kA100Default);
+  h800.device =
+      edited_device(h200.device, "NVIDIA H800 PCIe", "nvidia-h800-pcie", "sm_90", 114, kH800Choice, kH800Default);
+  a100.device = edited_device(h200.device, "NVIDIA A100-SXM4-80GB", "nvidia-a100-sxm4-80gb", "sm_80", 108, kA100Choice,
+                              kA100Default);
   return {{"reports/nvidia-h200/h.yaml", h200},
           {"reports/nvidia-h800-pcie/h.yaml", h800},
           {"reports/nvidia-a100-sxm4-80gb/h.yaml", a100}};

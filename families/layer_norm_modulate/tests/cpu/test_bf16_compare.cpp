@@ -1,17 +1,17 @@
 #include <vector>
 
-#include "verify/bf16_compare.hpp"
 #include "catch.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_inputs.hpp"
+#include "verify/bf16_compare.hpp"
 
 using namespace exactune;
 
 TEST_CASE("ulp distance counts representable bf16 steps") {
   CHECK(bf16_ulp_distance(0x3f80, 0x3f80) == 0);
   CHECK(bf16_ulp_distance(0x3f80, 0x3f81) == 1);
-  CHECK(bf16_ulp_distance(0x0000, 0x8000) == 1);  // +0 and -0 differ in bits
-  CHECK(bf16_ulp_distance(0x0001, 0x8001) == 3);  // smallest subnormals across zero
-  CHECK(bf16_ulp_distance(0x7fc0, 0x3f80) == -1); // NaN
+  CHECK(bf16_ulp_distance(0x0000, 0x8000) == 1);   // +0 and -0 differ in bits
+  CHECK(bf16_ulp_distance(0x0001, 0x8001) == 3);   // smallest subnormals across zero
+  CHECK(bf16_ulp_distance(0x7fc0, 0x3f80) == -1);  // NaN
 }
 
 TEST_CASE("compare_bf16 counts every mismatch and reports the first with row and column") {
@@ -33,5 +33,5 @@ TEST_CASE("host bf16 rounding is round-to-nearest-even") {
   CHECK(bf16_from_float(1.00390625f) == 0x3f80);  // halfway, rounds to even
   CHECK(bf16_from_float(1.01171875f) == 0x3f82);  // halfway, rounds up to even
   CHECK(bf16_from_float(-0.0f) == 0x8000);
-  CHECK(bf16_from_float(3.4e38f) == 0x7f80);      // overflows to infinity
+  CHECK(bf16_from_float(3.4e38f) == 0x7f80);  // overflows to infinity
 }

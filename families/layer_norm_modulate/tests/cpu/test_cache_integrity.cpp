@@ -23,14 +23,14 @@
 #include <thread>
 #include <vector>
 
-#include "compile/host/host_compiler.hpp"
-#include "util/subprocess.hpp"
 #include "catch.hpp"
-#include "support/scratch_directory.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiler.hpp"
+#include "compile/host/host_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_directory.hpp"
+#include "util/subprocess.hpp"
 
 namespace {
 
@@ -105,7 +105,9 @@ std::size_t occurrences(const std::string& text, const std::string& part) {
   return count;
 }
 
-std::string damage_report(const fs::path& entry) { return fmt::format("exactune: cache entry {} is damaged (", entry.string()); }
+std::string damage_report(const fs::path& entry) {
+  return fmt::format("exactune: cache entry {} is damaged (", entry.string());
+}
 
 // A pid that no process has: a child's, once it has been reaped.
 pid_t dead_pid() {
@@ -146,7 +148,10 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
   const CompileCache cache(scratch.path());
   // A program no other test of this process compiled: the H200 machine's NVRTC
   // reports (and so exactune caches) only a process's first compile of a program.
-  const CompileRequest copy{"copy", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", "sm_90",
+  const CompileRequest copy{"copy",
+                            "kernel_templates/copy.cuh",
+                            "&exactune_kernels::copy_bytes",
+                            "sm_90",
                             {fmt::format("EXACTUNE_CACHE_INTEGRITY_TEST={}", ::getpid())}};
   const CompileOutcome original = compile_all({copy}, cache).front();
   INFO(original.log);
@@ -187,8 +192,10 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
   }
 }
 
-TEST_CASE("a damaged cubin shared by a batch is reported once and every kernel of the batch is rebuilt, none served "
-          "from it", "[cache_integrity]") {
+TEST_CASE(
+    "a damaged cubin shared by a batch is reported once and every kernel of the batch is rebuilt, none served "
+    "from it",
+    "[cache_integrity]") {
   ScratchDirectory scratch("batch-cubin-cache");
   const CompileCache cache(scratch.path());
   for (std::size_t d = 0; d < kFileDamages; ++d) {
@@ -200,8 +207,10 @@ TEST_CASE("a damaged cubin shared by a batch is reported once and every kernel o
     // program only, and a kernel without them is not cached.
     std::vector<CompileRequest> batch;
     for (const char* kernel : {"eager_one_plus", "eager_scale", "eager_shift"}) {
-      batch.push_back({kernel, "families/layer_norm_modulate/kernels/eager_chain.cuh",
-                       fmt::format("&exactune_kernels::{}", kernel), "sm_90",
+      batch.push_back({kernel,
+                       "families/layer_norm_modulate/kernels/eager_chain.cuh",
+                       fmt::format("&exactune_kernels::{}", kernel),
+                       "sm_90",
                        {fmt::format("EXACTUNE_CACHE_INTEGRITY_BATCH_TEST={}_{}", ::getpid(), d)}});
     }
     const std::vector<CompileOutcome> original = compile_nvrtc_batch(batch, cache);
@@ -236,13 +245,15 @@ TEST_CASE("a damaged cubin shared by a batch is reported once and every kernel o
   }
 }
 
-TEST_CASE("verify --cpu rebuilds a truncated, bit-flipped or emptied host kernel library instead of loading it, and "
-          "says so once per library",
-          "[cache_integrity]") {
+TEST_CASE(
+    "verify --cpu rebuilds a truncated, bit-flipped or emptied host kernel library instead of loading it, and "
+    "says so once per library",
+    "[cache_integrity]") {
   ScratchDirectory scratch("verify-cache");
   const fs::path shapes = scratch.path() / "shapes.yaml";
-  write_file(shapes, "shapes:\n  - {name: tiny, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
-                     "modulation_rows: 6}\n");
+  write_file(shapes,
+             "shapes:\n  - {name: tiny, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
+             "modulation_rows: 6}\n");
   const fs::path cache = scratch.path() / "cache";
   const std::string verify = fmt::format(
       "verify --family layer_norm_modulate --cpu --shapes '{}' --cache-dir '{}' --rows 1 --no-table "
@@ -300,8 +311,9 @@ TEST_CASE("a host build removes the build folders and temporaries of dead proces
   const fs::path entry = leftover(fmt::format("01/{}.so", key), false);
 
   // A request the host compiler refuses at once: the leftovers go as the build starts.
-  compile_for_host({CompileRequest{"gpu only", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", "sm_90", {}}},
-                   cache, 1);
+  compile_for_host(
+      {CompileRequest{"gpu only", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes", "sm_90", {}}}, cache,
+      1);
   CHECK_FALSE(fs::exists(dead_build));
   CHECK_FALSE(fs::exists(dead_entry));
   CHECK_FALSE(fs::exists(dead_entry_of_old_exactune));
@@ -320,8 +332,9 @@ TEST_CASE("a program run through run_process dies when the process that ran it i
   REQUIRE(starter >= 0);
   if (starter == 0) {
     try {
-      host_exec::run_process({"sh", "-c", fmt::format("echo $$ > '{0}.part' && mv '{0}.part' '{0}' && exec sleep 600",
-                                                      pid_file.string())});
+      host_exec::run_process(
+          {"sh", "-c",
+           fmt::format("echo $$ > '{0}.part' && mv '{0}.part' '{0}' && exec sleep 600", pid_file.string())});
     } catch (...) {
     }
     ::_exit(0);

@@ -113,8 +113,16 @@ struct ModulateBuffers {
       : x(std::size_t(batch) * tokens * (hidden > 0 ? hidden : 1)),
         embedding(std::size_t(batch) * 6 * (hidden > 0 ? hidden : 1)),
         out(x.size()) {
-    problem = exactune_problem{x.data(), embedding.data(), static_cast<int64_t>(embedding.size()),
-                               hidden, 0, 6 * int64_t{hidden}, batch, tokens, hidden, 1e-6};
+    problem = exactune_problem{x.data(),
+                               embedding.data(),
+                               static_cast<int64_t>(embedding.size()),
+                               hidden,
+                               0,
+                               6 * int64_t{hidden},
+                               batch,
+                               tokens,
+                               hidden,
+                               1e-6};
   }
   std::vector<uint16_t> x, embedding, out;
   exactune_problem problem;
@@ -124,8 +132,8 @@ std::string runtime_last_error() { return exactune_runtime_last_error(); }
 
 // The call's status and, from `error_text` (the C ABI's by default), its reason.
 void check_refused(int status, int expected, const std::string& reason, std::string (*error_text)() = last_error) {
-  INFO("expected " << exactune_status_name(expected) << " with '" << reason << "'; got "
-                   << exactune_status_name(status) << ": " << error_text());
+  INFO("expected " << exactune_status_name(expected) << " with '" << reason << "'; got " << exactune_status_name(status)
+                   << ": " << error_text());
   CHECK(status == expected);
   CHECK(error_text().find(reason) != std::string::npos);
 }
@@ -135,16 +143,20 @@ void check_refused(int status, int expected, const std::string& reason, std::str
 TEST_CASE("list_variants refuses unserved hidden sizes and head_dims, naming them, and writes no names",
           "[capi_validation]") {
   char names[64];
-  for (const auto& [hidden, status] : {std::pair{62, EXACTUNE_NOT_SERVED}, {8196, EXACTUNE_NOT_SERVED},
-                                      {1 << 20, EXACTUNE_NOT_SERVED}, {0, EXACTUNE_INVALID_ARGUMENT},
-                                      {-4, EXACTUNE_INVALID_ARGUMENT}}) {
+  for (const auto& [hidden, status] : {std::pair{62, EXACTUNE_NOT_SERVED},
+                                       {8196, EXACTUNE_NOT_SERVED},
+                                       {1 << 20, EXACTUNE_NOT_SERVED},
+                                       {0, EXACTUNE_INVALID_ARGUMENT},
+                                       {-4, EXACTUNE_INVALID_ARGUMENT}}) {
     std::memset(names, '#', sizeof names);
     check_refused(capi().list_variants(hidden, names, sizeof names), status,
                   "exactune_list_variants: hidden " + std::to_string(hidden));
     CHECK(names[0] == '#');
   }
-  for (const auto& [head_dim, status] : {std::pair{62, EXACTUNE_NOT_SERVED}, {132, EXACTUNE_NOT_SERVED},
-                                        {0, EXACTUNE_INVALID_ARGUMENT}, {-4, EXACTUNE_INVALID_ARGUMENT}}) {
+  for (const auto& [head_dim, status] : {std::pair{62, EXACTUNE_NOT_SERVED},
+                                         {132, EXACTUNE_NOT_SERVED},
+                                         {0, EXACTUNE_INVALID_ARGUMENT},
+                                         {-4, EXACTUNE_INVALID_ARGUMENT}}) {
     std::memset(names, '#', sizeof names);
     check_refused(capi().qk_list_variants(head_dim, names, sizeof names), status,
                   "exactune_qk_list_variants: head_dim " + std::to_string(head_dim));
@@ -196,8 +208,8 @@ TEST_CASE("run_variant and reference refuse an unserved hidden size before readi
   GuardedBuffer x(64), embedding(6 * 64);
   std::vector<uint16_t> out(64);
   for (const int32_t hidden : {62, 8196, 1 << 20}) {
-    const exactune_problem problem{x.data(), embedding.data(), 6 * int64_t{hidden}, hidden, 0, 6 * int64_t{hidden},
-                                   1, 1, hidden, 1e-6};
+    const exactune_problem problem{
+        x.data(), embedding.data(), 6 * int64_t{hidden}, hidden, 0, 6 * int64_t{hidden}, 1, 1, hidden, 1e-6};
     const std::string reason = "hidden " + std::to_string(hidden);
     check_refused(capi().run_variant(&problem, kVariant, out.data()), EXACTUNE_NOT_SERVED,
                   "exactune_run_variant: " + reason);
@@ -249,8 +261,8 @@ TEST_CASE("run_variant refuses arguments that describe no problem, naming the ar
 TEST_CASE("run_variant refuses more rows than a kernel counts as not served, without reading x", "[capi_validation]") {
   GuardedBuffer x(64), embedding(6 * 64);
   std::vector<uint16_t> out(64);
-  const exactune_problem problem{x.data(), embedding.data(), INT_MAX * int64_t{6 * 64}, 64, 0, 6 * 64,
-                                 INT_MAX, 2, 64, 1e-6};
+  const exactune_problem problem{x.data(), embedding.data(), INT_MAX * int64_t{6 * 64}, 64, 0, 6 * 64, INT_MAX, 2, 64,
+                                 1e-6};
   check_refused(capi().run_variant(&problem, kVariant, out.data()), EXACTUNE_NOT_SERVED,
                 "batch * tokens is more than the 2147483647 served");
 }
@@ -302,9 +314,9 @@ TEST_CASE("without a GPU a problem that passes every check is an error naming wh
 TEST_CASE("the runtime's table query offers no candidates at a size the family does not serve", "[capi_validation]") {
   char text[4096];
   for (const int64_t hidden : {int64_t{62}, int64_t{8196}, int64_t{1} << 20}) {
-    check_refused(exactune_runtime_candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, hidden, 64, text,
-                                              sizeof text),
-                  EXACTUNE_NOT_SERVED, "hidden " + std::to_string(hidden), runtime_last_error);
+    check_refused(
+        exactune_runtime_candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, hidden, 64, text, sizeof text),
+        EXACTUNE_NOT_SERVED, "hidden " + std::to_string(hidden), runtime_last_error);
   }
   check_refused(exactune_runtime_candidates("qk_head_layer_norm", "NVIDIA H200", 9, 0, 132, 132, 64, text, sizeof text),
                 EXACTUNE_NOT_SERVED, "head_dim 132", runtime_last_error);

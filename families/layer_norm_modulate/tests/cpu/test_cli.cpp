@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "backends/gpu/cuda_driver.hpp"
 #include "catch.hpp"
 #include "support/run_cli.hpp"
-#include "backends/gpu/cuda_driver.hpp"
 
 namespace {
 

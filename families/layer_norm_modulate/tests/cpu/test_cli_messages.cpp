@@ -9,15 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/run_cli.hpp"
-#include "heuristics_fixture.hpp"
-#include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>
-#include "gate/gate.hpp"
-#include "store/heuristics_file.hpp"
+
+#include "catch.hpp"
 #include "choose/chooser.hpp"
+#include "gate/gate.hpp"
+#include "heuristics_fixture.hpp"
+#include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
+#include "support/run_cli.hpp"
+#include "sweep_file_fixture.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
@@ -26,7 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t lines_of(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 // Two shapes, at hidden 2240 and at 2244 (where no variant loads 16 bytes).
 fs::path two_size_shapes(const TempDir& dir) {
@@ -54,8 +57,9 @@ TEST_CASE("a --variants glob that selects nothing at a size of the set exits 2 n
   const CliResult r = run_cli(fmt::format("compile --shapes '{}' --variants '*_v16_*' --no-table", shapes.string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
-  CHECK(r.output == "exactune: error: --variants *_v16_* matches no valid variant of layer_norm_modulate at hidden "
-                    "2244\n");
+  CHECK(r.output ==
+        "exactune: error: --variants *_v16_* matches no valid variant of layer_norm_modulate at hidden "
+        "2244\n");
   CHECK(run_cli(fmt::format("compile --shapes '{}' --variants 'nothing*' --no-table", shapes.string())).output ==
         "exactune: error: --variants nothing* matches no valid variant of layer_norm_modulate at hidden 2240\n");
 }
@@ -79,9 +83,8 @@ TEST_CASE("an --out naming a file says so, in the user's words, for every comman
   write_text(sweep, to_sweep_yaml(readable_sweep()));
   const fs::path yaml = dir.path() / "heuristics.yaml";
   write_text(yaml, to_heuristics_yaml(choose_heuristics(recorded_sweep())));
-  for (const std::string& command :
-       {fmt::format("report --from '{}'", sweep.string()), fmt::format("emit-header --from '{}'", yaml.string()),
-        std::string("tables")}) {
+  for (const std::string& command : {fmt::format("report --from '{}'", sweep.string()),
+                                     fmt::format("emit-header --from '{}'", yaml.string()), std::string("tables")}) {
     INFO(command);
     const CliResult r = run_cli(fmt::format("{} --out '{}'", command, file.string()));
     INFO(r.output);
@@ -130,7 +133,8 @@ TEST_CASE("the gate fails a candidate file whose chosen configuration's median i
   sana_chosen(nan).rotated->median_us = std::nan("");
   write_text(candidate, to_sweep_yaml(nan));
   REQUIRE(contains(read_text(candidate), ".nan"));
-  const CliResult r = run_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
+  const CliResult r =
+      run_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
   INFO(r.output);
   // The reader may refuse it (exit 2, at its line) or the gate fail it (exit 1); it never passes.
   CHECK((r.exit_code == 1 || r.exit_code == 2));

@@ -14,25 +14,27 @@
 #include <filesystem>
 #include <set>
 
-#include "catch.hpp"
-#include "space/compile_plan.hpp"
-#include "compile/compiler.hpp"
-#include "compile/cubin_resources.hpp"
-#include "compile/nvrtc_compiler.hpp"
-#include "support/scratch_directory.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include "space/pairwise_cover.hpp"
-#include "compile/ptxas_report.hpp"
-#include "compile/compile_summary.hpp"
-#include "compile/template_includes.hpp"
-#include "shapes/shape_file.hpp"
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
 
+#include "catch.hpp"
+#include "compile/compile_summary.hpp"
+#include "compile/compiler.hpp"
+#include "compile/cubin_resources.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "compile/ptxas_report.hpp"
+#include "compile/template_includes.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "shapes/shape_file.hpp"
+#include "space/compile_plan.hpp"
+#include "space/pairwise_cover.hpp"
+#include "support/scratch_directory.hpp"
+
 using namespace exactune;
 
-TEST_CASE("every valid variant at hidden 4096 and a pairwise cover at 2240 compile for sm_90, and a cover at 3072 for "
-          "sm_80 and sm_100, without spills, then come from the cache") {
+TEST_CASE(
+    "every valid variant at hidden 4096 and a pairwise cover at 2240 compile for sm_90, and a cover at 3072 for "
+    "sm_80 and sm_100, without spills, then come from the cache") {
   const CompileCache cache(CompileCache::default_directory());
   const KernelFamily& family = layer_norm_modulate_family();
   // Of the default sizes, 4096 and 2240; 3072 lies between and is compiled
@@ -44,7 +46,8 @@ TEST_CASE("every valid variant at hidden 4096 and a pairwise cover at 2240 compi
   std::vector<CompileRequest> requests = sm90.support;
   requests.insert(requests.end(), sm90.variants.begin(), sm90.variants.end());
   REQUIRE(sm90.variants.size() > 200);
-  for (const auto& [size, target] : std::vector<std::pair<int, std::string>>{{2240, "sm_90"}, {3072, "sm_80"}, {3072, "sm_100"}}) {
+  for (const auto& [size, target] :
+       std::vector<std::pair<int, std::string>>{{2240, "sm_90"}, {3072, "sm_80"}, {3072, "sm_100"}}) {
     const std::vector<Variant> cover = pairwise_cover(valid_variants(family, size));
     REQUIRE(cover.size() > 10);
     for (const Variant& v : cover) requests.push_back(family.variant_request(v, size, target));
@@ -184,8 +187,9 @@ std::size_t files_ending(const std::filesystem::path& directory, const std::stri
 
 }  // namespace
 
-TEST_CASE("a batch of kernels compiles as one program, and each kernel gets its own cache entry, entry point, "
-          "resources and log, the same resources as compiled alone") {
+TEST_CASE(
+    "a batch of kernels compiles as one program, and each kernel gets its own cache entry, entry point, "
+    "resources and log, the same resources as compiled alone") {
   ScratchDirectory scratch("batch-cache");
   const CompileCache cache(scratch.path());
   const std::vector<CompileRequest> batch = fused_requests(3, "a");
@@ -263,8 +267,9 @@ TEST_CASE("one broken kernel of a batch fails alone with its own log; the others
   }
 }
 
-TEST_CASE("compile_all compiles the misses of one program in batches that keep every worker busy, and reports "
-          "progress once per kernel") {
+TEST_CASE(
+    "compile_all compiles the misses of one program in batches that keep every worker busy, and reports "
+    "progress once per kernel") {
   ScratchDirectory scratch("progress-cache");
   const CompileCache cache(scratch.path());
   const std::vector<CompileRequest> requests = fused_requests(4, "e");

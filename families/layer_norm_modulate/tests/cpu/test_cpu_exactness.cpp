@@ -7,14 +7,15 @@
 #include <set>
 #include <string>
 
-#include "catch.hpp"
-#include "support/cpu_verification.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include "torch_golden.hpp"
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
-#include "verify/verify_stage.hpp"
+
+#include "catch.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "shapes/shape_file.hpp"
+#include "support/cpu_verification.hpp"
+#include "torch_golden.hpp"
+#include "verify/verify_stage.hpp"
 
 using namespace exactune;
 

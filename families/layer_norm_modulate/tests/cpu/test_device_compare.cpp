@@ -13,18 +13,19 @@
 #include <set>
 #include <vector>
 
+#include <exactune/kernel_sources.hpp>
+#include <exactune/space.hpp>
+
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
 #include "compile/compile_cache.hpp"
-#include "space/compile_plan.hpp"
 #include "compile/compiler.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "space/compile_plan.hpp"
+#include "util/name_glob.hpp"
 #include "verify/bf16_compare.hpp"
 #include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
-#include "util/name_glob.hpp"
-#include <exactune/kernel_sources.hpp>
-#include <exactune/space.hpp>
 
 using namespace exactune;
 
@@ -125,7 +126,8 @@ TEST_CASE("the device compare counts every one of many mismatches and reports th
   const std::vector<std::uint16_t> expected = random_bf16(n, 3);
   std::vector<std::uint16_t> actual = expected;
   std::mt19937_64 rng(4);
-  for (int k = 0; k < 5000; ++k) actual[50'000 + rng() % (n - 50'000)] ^= static_cast<std::uint16_t>(1u << (rng() % 16));
+  for (int k = 0; k < 5000; ++k)
+    actual[50'000 + rng() % (n - 50'000)] ^= static_cast<std::uint16_t>(1u << (rng() % 16));
   const ComparisonResult host = compare_bf16(expected, actual, 2240);
   REQUIRE(host.mismatches > 4000);
   const ComparisonResult device = compare_on_device(expected, actual, 2240);
@@ -238,7 +240,8 @@ TEST_CASE("the verifier reports a planted fault's record exactly as a comparison
     REQUIRE(r.disposition != Disposition::failed);
     // The same run again, compared on the host over both whole outputs.
     const std::vector<InputCase> cases = family.input_cases(shape);
-    const auto c = std::find_if(cases.begin(), cases.end(), [&](const InputCase& ic) { return ic.name == r.input_case; });
+    const auto c =
+        std::find_if(cases.begin(), cases.end(), [&](const InputCase& ic) { return ic.name == r.input_case; });
     REQUIRE(c != cases.end());
     const std::unique_ptr<Workload> w =
         family.make_workload(backend, support, shape, *c, case_seed(options.verify.seed, shape.name, c->name));
@@ -256,8 +259,8 @@ TEST_CASE("the verifier reports a planted fault's record exactly as a comparison
     }
     ++incorrect;
     CHECK(r.disposition == Disposition::incorrect);
-    CHECK(r.message ==
-          fmt::format("{} of {} elements differ; first at {}", host.mismatches, expected.size(), describe(*host.first)));
+    CHECK(r.message == fmt::format("{} of {} elements differ; first at {}", host.mismatches, expected.size(),
+                                   describe(*host.first)));
   }
   CHECK(incorrect > 0);
 }

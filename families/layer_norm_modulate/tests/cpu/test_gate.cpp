@@ -11,11 +11,12 @@
 #include <iterator>
 #include <string>
 
-#include "catch.hpp"
-#include "support/run_cli.hpp"
 #include <exactune/error.hpp>
+
+#include "catch.hpp"
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
+#include "support/run_cli.hpp"
 
 using namespace exactune;
 
@@ -145,8 +146,7 @@ TEST_CASE("the chosen configuration's slowdown is judged against noise and thres
   }
 }
 
-TEST_CASE("within the baseline's noise passes; a candidate noisier than the sweep's limit cannot be judged",
-          "[gate]") {
+TEST_CASE("within the baseline's noise passes; a candidate noisier than the sweep's limit cannot be judged", "[gate]") {
   const SweepResults noisy_baseline = sweep({shape("s", {timed("fast", 10.0, 0.15), timed("slow", 12.0)})});
   SweepResults candidate = sweep({shape("s", {timed("fast", 11.0, 0.01), timed("slow", 12.0)})});
   const GateReport within = compare_sweeps(noisy_baseline, candidate, {});
@@ -158,8 +158,9 @@ TEST_CASE("within the baseline's noise passes; a candidate noisier than the swee
   const GateReport noisy = compare_sweeps(baseline(), candidate, {});
   CHECK_FALSE(noisy.passed());
   REQUIRE(finding(noisy, GateChange::too_noisy) != nullptr);
-  CHECK(contains(finding(noisy, GateChange::too_noisy)->message, "spreads 15.0% in the candidate, beyond the sweep's "
-                                                                 "limit of 5.0%: too noisy to judge"));
+  CHECK(contains(finding(noisy, GateChange::too_noisy)->message,
+                 "spreads 15.0% in the candidate, beyond the sweep's "
+                 "limit of 5.0%: too noisy to judge"));
 }
 
 TEST_CASE("times are judged against the same run's copy, which cancels clock drift", "[gate]") {
@@ -278,8 +279,9 @@ TEST_CASE("exactness is kept only on at least the baseline's cases", "[gate]") {
   const GateReport report = compare_sweeps(baseline(), candidate, {});
   CHECK_FALSE(report.passed());
   REQUIRE(finding(report, GateChange::lost_exactness) != nullptr);
-  CHECK(contains(finding(report, GateChange::lost_exactness)->message, "now exact 1/1: fewer cases than the "
-                                                                         "baseline's"));
+  CHECK(contains(finding(report, GateChange::lost_exactness)->message,
+                 "now exact 1/1: fewer cases than the "
+                 "baseline's"));
 }
 
 TEST_CASE("a shape defined differently under the same name fails", "[gate]") {

@@ -8,19 +8,20 @@
 #include <fstream>
 #include <string>
 
-#include "catch.hpp"
-#include "heuristics_fixture.hpp"
 #include <exactune/error.hpp>
-#include "store/heuristics_file.hpp"
+
+#include "catch.hpp"
 #include "choose/chooser.hpp"
+#include "heuristics_fixture.hpp"
+#include "report/heatmap_svg.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
-#include "store/targets.hpp"
 #include "store/chooser_policy.hpp"
-#include "store/heuristics.hpp"
 #include "store/family_tables.hpp"
 #include "store/framework_times.hpp"
-#include "report/heatmap_svg.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/targets.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
@@ -180,7 +181,8 @@ TEST_CASE("the chooser ranks by its policy's regime, and heuristics.yaml names t
     CHECK(contains(error_of([&] { parse_heuristics_yaml(wrong, "h.yaml"); }), "policy 'fastest' is none of"));
   }
   SECTION("the gate checks the policy's regimes, and cold always") {
-    CHECK(gated_regimes(ChooserPolicy::rotated) == std::vector<TimingRegime>{TimingRegime::rotated, TimingRegime::cold});
+    CHECK(gated_regimes(ChooserPolicy::rotated) ==
+          std::vector<TimingRegime>{TimingRegime::rotated, TimingRegime::cold});
     CHECK(gated_regimes(ChooserPolicy::cold) == std::vector<TimingRegime>{TimingRegime::cold});
     CHECK(gated_regimes(ChooserPolicy::both) == std::vector<TimingRegime>{TimingRegime::rotated, TimingRegime::cold});
     CHECK(gated_regimes(ChooserPolicy::l2_resident) ==
@@ -206,8 +208,9 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   CHECK(contains(yaml, "# For a GPU without a table: aten's own launch shape"));
   CHECK(contains(yaml, "# Policy rotated: variants are ranked by the rotated hot median"));
   CHECK(contains(yaml, "  choices:\n    - hidden: 2240\n      max_rows: 275\n"));  // the family's size parameter
-  CHECK(contains(yaml, "params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
-                      "pass2: reload"));
+  CHECK(contains(yaml,
+                 "params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
+                 "pass2: reload"));
 
   const Heuristics parsed = parse_heuristics_yaml(yaml, "h.yaml");
   CHECK(to_heuristics_yaml(parsed) == yaml);
@@ -227,11 +230,13 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   // A namespace per family, so that the headers of several families can be included together.
   CHECK(contains(header, "\nnamespace exactune_heuristics::layer_norm_modulate {\n"));
   CHECK(contains(header, "}  // namespace exactune_heuristics::layer_norm_modulate\n"));
-  CHECK(contains(header, "constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, "
-                         "int sm_count, int hidden,\n                              long long rows, int alignment)"));
+  CHECK(contains(header,
+                 "constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, "
+                 "int sm_count, int hidden,\n                              long long rows, int alignment)"));
   CHECK(contains(header, "  if (c.vector_bytes == 16 && (hidden % 8 != 0 || alignment % 16 != 0)) return false;\n"));
-  CHECK(contains(header, "  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, "
-                         "hidden)) return c.config_vector_bytes_8;\n"));
+  CHECK(contains(header,
+                 "  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, "
+                 "hidden)) return c.config_vector_bytes_8;\n"));
   CHECK(contains(header, "    {\"NVIDIA H200\", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8,"));
   const std::string json = emit_json(parsed);
   CHECK(json.rfind("{\n  \"generated\": \"by exactune emit-header from heuristics.yaml and "
@@ -241,8 +246,9 @@ TEST_CASE("heuristics.yaml round-trips, and the header and JSON regenerate byte 
   CHECK(contains(json, "\"hidden\": 2240,"));
   CHECK(contains(json, "\"max_rows\": null"));
   CHECK(contains(json, "\"fallback\""));
-  CHECK(contains(json, "\"default_fallbacks\": [\n        {\n          \"axis\": \"vector_bytes\",\n          \"from\": 16,\n"
-                       "          \"to\": 8,\n          \"multiple\": 8,\n"));
+  CHECK(contains(json,
+                 "\"default_fallbacks\": [\n        {\n          \"axis\": \"vector_bytes\",\n          \"from\": 16,\n"
+                 "          \"to\": 8,\n          \"multiple\": 8,\n"));
 }
 
 TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics]") {
@@ -295,7 +301,8 @@ TEST_CASE("the generated header compiles as C++17 and selects through the fallba
                            {full(kA100DefaultNarrowed), {}, {{2244, 2244, 1}}, {}, {}}};
   tables.defaults_record = record;
   const TempDir dir("header");
-  const std::string output = compile_and_run(dir.path(), kHeuristicsHeaderFile, emit_header(tables), R"(#include <cstdio>
+  const std::string output =
+      compile_and_run(dir.path(), kHeuristicsHeaderFile, emit_header(tables), R"(#include <cstdio>
 #include "exactune_heuristics.hpp"
 using namespace exactune_heuristics::layer_norm_modulate;
 static_assert(select("NVIDIA H200", 9, 0, 132, 2240, 8192, 16).num_warps == 2, "select is usable at compile time");
@@ -340,28 +347,28 @@ int main() {
       return std::string("?");
     };
     return fmt::format("{} {} {} {} {} {} {}\n", what, c.variant, value("num_warps"), value("rows_per_cta"),
-                       value("tail") == "predicated" ? 0 : 1, value("vector_bytes"), value("pass2") == "reload" ? 0 : 1);
+                       value("tail") == "predicated" ? 0 : 1, value("vector_bytes"),
+                       value("pass2") == "reload" ? 0 : 1);
   };
-  CHECK(output == line("bucket-37", kAten) + line("bucket-edge", kAten) + line("bucket-next", kAten) +
-                      line("bucket-last", kRegisters) + line("d3072", kWide) +
-                      line("d3072-8-byte-aligned", kWideNarrowed) + line("untuned-hidden", kWide) +
-                      line("untuned-8-byte-aligned", kWideNarrowed) + "untuned-unverified eager\n" +
-                      "4-byte-aligned eager\n" +
-                      line("by-name-over-sms", kH800Choice) + line("by-sms", kH800Choice) +
-                      line("by-sms-untuned", kH800Default) +
-                      // By architecture alone: the first sm_90 device's default (the H200's, by slug), tuned size or not.
-                      line("same-arch", kWide) + line("same-arch-hidden-4mod8", kWideNarrowed) +
-                      line("other-arch-by-name", kA100Choice) + line("other-arch-only", kA100DefaultNarrowed) +
-                      line("unknown", kAten));
+  CHECK(output ==
+        line("bucket-37", kAten) + line("bucket-edge", kAten) + line("bucket-next", kAten) +
+            line("bucket-last", kRegisters) + line("d3072", kWide) + line("d3072-8-byte-aligned", kWideNarrowed) +
+            line("untuned-hidden", kWide) + line("untuned-8-byte-aligned", kWideNarrowed) +
+            "untuned-unverified eager\n" + "4-byte-aligned eager\n" + line("by-name-over-sms", kH800Choice) +
+            line("by-sms", kH800Choice) + line("by-sms-untuned", kH800Default) +
+            // By architecture alone: the first sm_90 device's default (the H200's, by slug), tuned size or not.
+            line("same-arch", kWide) + line("same-arch-hidden-4mod8", kWideNarrowed) +
+            line("other-arch-by-name", kA100Choice) + line("other-arch-only", kA100DefaultNarrowed) +
+            line("unknown", kAten));
 }
 
 TEST_CASE("exactune emit-header writes the header and JSON next to the yaml", "[heuristics]") {
   const TempDir dir("cli");
   const Heuristics h = choose_heuristics(recorded_sweep());
   write_text(dir.path() / "heuristics.yaml", to_heuristics_yaml(h));
-  const auto [code, output] = run_shell(
-      fmt::format("'{}' emit-header --from '{}/heuristics.yaml'", EXACTUNE_CLI, dir.path().string()),
-      dir.path() / "cli.log");
+  const auto [code, output] =
+      run_shell(fmt::format("'{}' emit-header --from '{}/heuristics.yaml'", EXACTUNE_CLI, dir.path().string()),
+                dir.path() / "cli.log");
   INFO(output);
   CHECK(code == 0);
   CHECK(read_text(dir.path() / kHeuristicsHeaderFile) == emit_header(h));
@@ -413,10 +420,12 @@ TEST_CASE("summary.md: per shape the roofline, eager, best exact and chosen vari
   CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | n/a | 40.00 / 40.00 / — | `{0}` | 2.00 / 2.00 / — "
                                  "| 10.00 | 5.00 | 10.00 | 5.00 | — | — | — | — | `{0}` | 3/4 |",
                                  full(kAten))));
-  CHECK(contains(md, "Torch eager: the framework's own chain on the same GPU under CUDA-graph replay of the same "
-                     "buffers (compare with hot (L2-resident)), n/a: not measured, as no runtime.json"));
-  CHECK(contains(md, "| untimed-4000 | (1, 4000, 2240) | 4000 | n/a | 40.00 / 40.00 / — | — | 2.00 / 2.00 / — | — | — "
-                     "| — | — | — | — | — | — |"));
+  CHECK(contains(md,
+                 "Torch eager: the framework's own chain on the same GPU under CUDA-graph replay of the same "
+                 "buffers (compare with hot (L2-resident)), n/a: not measured, as no runtime.json"));
+  CHECK(contains(md,
+                 "| untimed-4000 | (1, 4000, 2240) | 4000 | n/a | 40.00 / 40.00 / — | — | 2.00 / 2.00 / — | — | — "
+                 "| — | — | — | — | — | — |"));
   CHECK(contains(md, "## What each axis is worth"));
   CHECK(contains(md, "| shape | num_warps | rows_per_cta |"));
   CHECK(contains(md, fmt::format("- edge-37 `{}`: incorrect: case a1_e1e-06, row 3, column 17", full(kIncorrect))));
@@ -439,11 +448,11 @@ TEST_CASE("summary.md has every regime's column, the rotation's K and the policy
   big.run_to_run_noise = {{TimingRegime::rotated, 0.012, 3, 3}, {TimingRegime::cold, 0.03, 3, 3}};
   const std::string md = summary_markdown(r, choose_heuristics(r));
   INFO(md);
-  for (const char* column : {"| torch eager µs |", "| reference chain µs (rotated / L2-resident / cold) |",
-                             "| best exact |", "| copy µs (rotated / L2-resident / cold) |", "| hot (rotated) µs |",
-                             "| hot (rotated)/copy |", "| hot (L2-resident) µs |", "| hot (L2-resident)/copy |",
-                             "| cold µs |", "| cold/copy |", "| rotation K |",
-                             "| run-to-run noise (rotated / L2-resident / cold) |", "| chosen |"}) {
+  for (const char* column :
+       {"| torch eager µs |", "| reference chain µs (rotated / L2-resident / cold) |", "| best exact |",
+        "| copy µs (rotated / L2-resident / cold) |", "| hot (rotated) µs |", "| hot (rotated)/copy |",
+        "| hot (L2-resident) µs |", "| hot (L2-resident)/copy |", "| cold µs |", "| cold/copy |", "| rotation K |",
+        "| run-to-run noise (rotated / L2-resident / cold) |", "| chosen |"}) {
     CHECK(contains(md, column));
   }
   CHECK(contains(md, "Policy `rotated` (heuristics.yaml): best exact and chosen are ranked by hot (rotated)."));
@@ -464,7 +473,8 @@ TEST_CASE("summary.md sets the framework's own eager time beside the reference c
   const SweepResults r = recorded_sweep();
   const std::string md = summary_markdown(r, choose_heuristics(r), {}, times);
   INFO(md);
-  CHECK(contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 30.00 | 40.00 / 40.00 / — | `{0}` |", full(kAten))));
+  CHECK(
+      contains(md, fmt::format("| sana | (2, 1024, 2240) | 2048 | 30.00 | 40.00 / 40.00 / — | `{0}` |", full(kAten))));
   CHECK(contains(md, "| edge-37 | (1, 37, 2240) | 37 | n/a |"));  // not in runtime.json
   CHECK(contains(md, "from some-gpu/runtime.json (torch 2.11.0+cu130) (n/a: a shape it did not measure)."));
   CHECK(framework_times_beside(gpu / "layer_norm_modulate", "qk_head_layer_norm").eager_us.empty());
@@ -537,7 +547,8 @@ TEST_CASE("heatmaps: one panel per tail strategy, grey where no variant is exact
   CHECK(contains(svg, "v8 registers"));
   // 5 warps x 4 rows x 2 tails cells; 2 timed (w2_r1 and w4_r1, predicated).
   std::size_t grey = 0;
-  for (std::size_t at = svg.find("fill=\"#c8c8c8\""); at != std::string::npos; at = svg.find("fill=\"#c8c8c8\"", at + 1)) {
+  for (std::size_t at = svg.find("fill=\"#c8c8c8\""); at != std::string::npos;
+       at = svg.find("fill=\"#c8c8c8\"", at + 1)) {
     ++grey;
   }
   CHECK(grey == 40 - 2 + 1);  // and the legend's swatch

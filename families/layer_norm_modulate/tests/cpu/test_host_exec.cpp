@@ -19,12 +19,13 @@
 #include <tuple>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/scratch_directory.hpp"
-#include "compile/compile_cache.hpp"
 #include <exactune/error.hpp>
+
 #include "backends/cpu/cpu_backend.hpp"
+#include "catch.hpp"
+#include "compile/compile_cache.hpp"
 #include "compile/host/host_compiler.hpp"
+#include "support/scratch_directory.hpp"
 
 #ifndef EXACTUNE_TEST_DATA_DIR
 #error "EXACTUNE_TEST_DATA_DIR must name the family's tests/data"
@@ -87,8 +88,8 @@ struct FusedVariant {
 // both load widths: W in {1,2,4,8,16}, T = 32W/R, V=2 only with T <= 64.
 // Modulation follows counts (early where folded).
 const std::vector<FusedVariant> kFusedVariants = {
-    {1, 1, 1, 0, 0, 0, 0}, {2, 2, 1, 1, 0, 1, 1}, {2, 1, 2, 1, 1, 0, 1},  {4, 2, 1, 0, 1, 1, 0},
-    {4, 1, 1, 1, 0, 0, 1}, {8, 4, 2, 0, 0, 1, 0}, {16, 4, 1, 1, 1, 0, 1}, {16, 16, 2, 1, 1, 1, 1},
+    {1, 1, 1, 0, 0, 0, 0},    {2, 2, 1, 1, 0, 1, 1},    {2, 1, 2, 1, 1, 0, 1},  {4, 2, 1, 0, 1, 1, 0},
+    {4, 1, 1, 1, 0, 0, 1},    {8, 4, 2, 0, 0, 1, 0},    {16, 4, 1, 1, 1, 0, 1}, {16, 16, 2, 1, 1, 1, 1},
     {2, 1, 2, 0, 1, 1, 1, 1}, {4, 2, 1, 1, 1, 0, 0, 1},
 };
 const std::vector<int> kHiddenSizes = {64, 400, 2240};

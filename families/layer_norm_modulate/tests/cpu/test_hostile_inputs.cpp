@@ -15,24 +15,25 @@
 #include <string_view>
 #include <vector>
 
+#include <exactune/error.hpp>
+#include <exactune/shapes.hpp>
+#include <exactune/space.hpp>
+
 #include "catch.hpp"
-#include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "shapes/shape_file.hpp"
+#include "store/chooser_policy.hpp"
+#include "store/defaults_record.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
 #include "store/targets.hpp"
 #include "support/handmade_sweep.hpp"
 #include "support/input_refusal.hpp"
 #include "support/run_cli.hpp"
-#include <exactune/error.hpp>
-#include <exactune/shapes.hpp>
-#include <exactune/space.hpp>
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include "store/defaults_record.hpp"
-#include "store/sweep_file.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_screen.hpp"
-#include "store/chooser_policy.hpp"
-#include "shapes/shape_file.hpp"
-#include "store/heuristics.hpp"
 #include "yaml_readers.hpp"
 
 using namespace exactune;
@@ -45,7 +46,9 @@ bool starts_with(const std::string& text, std::string_view part) { return text.r
 
 const KernelFamily& family() { return layer_norm_modulate_family(); }
 
-std::string sweep_refusal(const std::string& text) { return refusal([&] { parse_sweep_yaml(text, "t.yaml"); }); }
+std::string sweep_refusal(const std::string& text) {
+  return refusal([&] { parse_sweep_yaml(text, "t.yaml"); });
+}
 
 // One shape, two variants of the space, timed and exact: a sweep every reader takes.
 SweepResults small_sweep() {
@@ -94,13 +97,11 @@ void check_one_located_line(const CliResult& r, const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("a file of one comma is refused at once, on its line, by list, report, gate and emit-header",
-          "[hostile]") {
+TEST_CASE("a file of one comma is refused at once, on its line, by list, report, gate and emit-header", "[hostile]") {
   const TempDir dir("comma");
   const fs::path comma = dir.write("comma.yaml", ",");
-  const std::string expected =
-      fmt::format("exactune: error: {}:1: YAML syntax error: unexpected ',' outside a flow list or map\n",
-                  comma.string());
+  const std::string expected = fmt::format(
+      "exactune: error: {}:1: YAML syntax error: unexpected ',' outside a flow list or map\n", comma.string());
   for (const std::string& command :
        {fmt::format("list --shapes '{}'", comma.string()),
         fmt::format("report --from '{}' --out '{}'", comma.string(), (dir.path() / "out").string()),
@@ -118,12 +119,12 @@ TEST_CASE("a file of one comma is refused at once, on its line, by list, report,
   }
 }
 
-TEST_CASE("every reader refuses a file past its bounds: size, nesting, anchors and aliases, node count",
-          "[hostile]") {
+TEST_CASE("every reader refuses a file past its bounds: size, nesting, anchors and aliases, node count", "[hostile]") {
   for (const auto& [name, read] : yaml_readers()) {
     INFO(name);
-    CHECK(refusal([&] { read(std::string(kMaxInputFileBytes + 1, ' ')); }) ==
-          fmt::format("t.yaml:1: the file holds {} bytes, more than the 64 MiB exactune reads", kMaxInputFileBytes + 1));
+    CHECK(
+        refusal([&] { read(std::string(kMaxInputFileBytes + 1, ' ')); }) ==
+        fmt::format("t.yaml:1: the file holds {} bytes, more than the 64 MiB exactune reads", kMaxInputFileBytes + 1));
     CHECK(refusal([&] { read("a:\n  b: " + std::string(kMaxYamlDepth + 5, '[')); }) ==
           fmt::format("t.yaml:2: lists and maps nest more than {} deep, deeper than exactune reads", kMaxYamlDepth));
     // A billion laughs: nine lines that yaml-cpp would share into 10^9 nodes.
@@ -184,16 +185,18 @@ TEST_CASE("text that is not UTF-8, or holds a control character, is refused at i
   }
 }
 
-TEST_CASE("numbers out of range are refused on their line: rows_per_cta 2147483648, NaN and negative times, "
-          "samples 0, batch -2",
-          "[hostile]") {
+TEST_CASE(
+    "numbers out of range are refused on their line: rows_per_cta 2147483648, NaN and negative times, "
+    "samples 0, batch -2",
+    "[hostile]") {
   const std::string text = to_sweep_yaml(small_sweep());
   REQUIRE_NOTHROW(parse_sweep_yaml(text, "t.yaml"));
   struct Damage {
     std::string_view from, to, what;
   };
   const Damage damages[] = {
-      {"rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"", "params: rows_per_cta '2147483648' is not one of 1, 2, 4, 8"},
+      {"rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"",
+       "params: rows_per_cta '2147483648' is not one of 1, 2, 4, 8"},
       {"rotated_median_us: 10.0", "rotated_median_us: .nan", "rotated_median_us must be a finite number, got .nan"},
       {"rotated_median_us: 10.0", "rotated_median_us: nan", "rotated_median_us must be a finite number, got nan"},
       {"rotated_median_us: 10.0", "rotated_median_us: -10.0", "rotated_median_us must be a number > 0, got -10.0"},
@@ -235,14 +238,16 @@ TEST_CASE("numbers out of range are refused on their line: rows_per_cta 21474836
 
   // Through the CLI: the value that once ended in "internal error: stoi".
   const TempDir dir("numbers");
-  const fs::path file = dir.write("sweep.yaml", edited(text, "rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"").first);
+  const fs::path file =
+      dir.write("sweep.yaml", edited(text, "rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"").first);
   check_one_located_line(run_cli(fmt::format("report --from '{}' --out '{}'", file.string(), dir.path().string())),
                          file);
 }
 
-TEST_CASE("a sweep the reader takes gives heuristics that read back: a device's arch and names, shape names and "
-          "medians are checked, and variants of an older space are never chosen",
-          "[hostile]") {
+TEST_CASE(
+    "a sweep the reader takes gives heuristics that read back: a device's arch and names, shape names and "
+    "medians are checked, and variants of an older space are never chosen",
+    "[hostile]") {
   // Each found by the fuzzer (tests/fuzz/): the sweep was read, and the heuristics chosen from it were not.
   const std::string text = to_sweep_yaml(small_sweep());
   struct Damage {
@@ -270,9 +275,12 @@ TEST_CASE("a sweep the reader takes gives heuristics that read back: a device's 
     CHECK_NOTHROW(parse_heuristics_yaml(yaml, "h.yaml"));
   }
   // Format 2 may record variants of an older space (other axes): read to be gated by name, never chosen from.
-  std::string version2 = edited(edited(text, "exactune_sweep: 3", "exactune_sweep: 2").first, "    variant_count: 2\n", "").first;
+  std::string version2 =
+      edited(edited(text, "exactune_sweep: 3", "exactune_sweep: 2").first, "    variant_count: 2\n", "").first;
   version2.erase(version2.find("# The last line"));
-  version2 = edited(version2, "pass2: reload, counts: rcp, modulation: late, elementwise: f32, grid: full", "pass2: smem").first;
+  version2 =
+      edited(version2, "pass2: reload, counts: rcp, modulation: late, elementwise: f32, grid: full", "pass2: smem")
+          .first;
   const SweepResults old = parse_sweep_yaml(version2, "t.yaml");
   CHECK(old.shapes.at(0).variants.at(0).params.size() == 5);
   CHECK(contains(refusal([&] { choose_heuristics(old); }), "is of an older space of family layer_norm_modulate"));
@@ -312,12 +320,13 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of fo
   CHECK(contains(sweep_refusal(edited(text, "shape_count: 1", "shape_count: 2").first),
                  "shape_count is 2, but the file holds 1"));
   const std::string no_count = edited(text, "    variant_count: 2\n", "").first;
-  CHECK(starts_with(sweep_refusal(no_count),
-                    fmt::format("t.yaml:{}: shape 'sana-1024px' is missing key 'variant_count'",
-                                edited(text, "  - name: sana-1024px", "").second)));
+  CHECK(
+      starts_with(sweep_refusal(no_count), fmt::format("t.yaml:{}: shape 'sana-1024px' is missing key 'variant_count'",
+                                                       edited(text, "  - name: sana-1024px", "").second)));
 
   // Format 2 had no counts: read as it is.
-  std::string version2 = edited(edited(text, "exactune_sweep: 3", "exactune_sweep: 2").first, "    variant_count: 2\n", "").first;
+  std::string version2 =
+      edited(edited(text, "exactune_sweep: 3", "exactune_sweep: 2").first, "    variant_count: 2\n", "").first;
   version2.erase(version2.find("# The last line"));
   const SweepResults old = parse_sweep_yaml(version2, "t.yaml");
   CHECK(old.shapes.at(0).variants.size() == 2);
@@ -325,9 +334,10 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of fo
                  "exactune_sweep: 5 is a format this exactune does not read (it reads 1 to 4)"));
 }
 
-TEST_CASE("a variant the family's space does not produce at the shape's size is refused on its line; a planted one "
-          "only in a planted sweep",
-          "[hostile]") {
+TEST_CASE(
+    "a variant the family's space does not produce at the shape's size is refused on its line; a planted one "
+    "only in a planted sweep",
+    "[hostile]") {
   SweepResults sweep = small_sweep();
   const std::string text = to_sweep_yaml(sweep);
   const std::string& name = sweep.shapes[0].variants[0].variant;
@@ -348,9 +358,10 @@ TEST_CASE("a variant the family's space does not produce at the shape's size is 
   }
   const std::string excluded_text = to_sweep_yaml(excluded);
   const auto [_, excluded_line] = edited(excluded_text, "variant: " + excluded.shapes[0].variants[0].variant, "");
-  CHECK(starts_with(sweep_refusal(excluded_text),
-                    fmt::format("t.yaml:{}: variant {} is not in the space of family layer_norm_modulate at hidden 2240: ",
-                                excluded_line, excluded.shapes[0].variants[0].variant)));
+  CHECK(starts_with(
+      sweep_refusal(excluded_text),
+      fmt::format("t.yaml:{}: variant {} is not in the space of family layer_norm_modulate at hidden 2240: ",
+                  excluded_line, excluded.shapes[0].variants[0].variant)));
 
   // A planted copy: only where the file says so, and written so.
   sweep.shapes[0].variants[1].variant = name + ".planted-wrong_bit";
@@ -370,9 +381,10 @@ TEST_CASE("a variant the family's space does not produce at the shape's size is 
                  "the planted kind must match [a-z0-9_-]+"));
 }
 
-TEST_CASE("strings with newlines, quotes, controls and bytes that are not UTF-8 are written so that the file reads "
-          "back",
-          "[hostile]") {
+TEST_CASE(
+    "strings with newlines, quotes, controls and bytes that are not UTF-8 are written so that the file reads "
+    "back",
+    "[hostile]") {
   const std::string device = "NVIDIA H200\nsecond: line \"quoted\" \\ # not a comment\t\x01\xc2\x85 caf\xc3\xa9";
   SweepResults sweep = small_sweep();
   sweep.device.name = device;
@@ -386,8 +398,9 @@ TEST_CASE("strings with newlines, quotes, controls and bytes that are not UTF-8 
 
   Heuristics heuristics = choose_heuristics(sweep);
   const std::string yaml = to_heuristics_yaml(heuristics);
-  CHECK(starts_with(yaml, "# exactune heuristics: chosen by exactune from reports/nvidia-h200/layer_norm_modulate/"
-                          "sweep.yaml (NVIDIA H200 second: line"));
+  CHECK(starts_with(yaml,
+                    "# exactune heuristics: chosen by exactune from reports/nvidia-h200/layer_norm_modulate/"
+                    "sweep.yaml (NVIDIA H200 second: line"));
   CHECK(parse_heuristics_yaml(yaml, "h.yaml").device.name == device);
 
   DefaultsRecord record;
@@ -413,16 +426,18 @@ TEST_CASE("the gate refuses a candidate whose chosen variant's median is NaN, on
   // The chosen variant is the fastest exact one: the first, 10.0 us.
   const auto [nan, line] = edited(text, "rotated_median_us: 10.0", "rotated_median_us: .nan");
   const fs::path candidate = dir.write("candidate.yaml", nan);
-  const CliResult r = run_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
+  const CliResult r =
+      run_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
   check_one_located_line(r, candidate);
   CHECK(r.output == fmt::format("exactune: error: {}:{}: rotated_median_us must be a finite number, got .nan\n",
                                 candidate.string(), line));
   CHECK(run_cli(fmt::format("gate --baseline '{0}' --candidate '{0}'", baseline.string())).exit_code == 0);
 }
 
-TEST_CASE("no malformed file reaches the user as an internal error: each command prints one located line and "
-          "exits 2",
-          "[hostile]") {
+TEST_CASE(
+    "no malformed file reaches the user as an internal error: each command prints one located line and "
+    "exits 2",
+    "[hostile]") {
   const std::string sweep = to_sweep_yaml(small_sweep());
   const std::string heuristics = to_heuristics_yaml(choose_heuristics(small_sweep()));
   const std::vector<std::string> hostile = {

@@ -18,11 +18,12 @@
 #include <thread>
 #include <vector>
 
+#include <exactune/error.hpp>
+
 #include "catch.hpp"
+#include "supervise/journal.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
-#include <exactune/error.hpp>
-#include "supervise/journal.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,9 +48,10 @@ std::size_t lines_of(const fs::path& path) {
 // Two small shapes with a 6-row embedding: many runs, each quick on the CPU.
 fs::path small_shapes(const fs::path& folder) {
   const fs::path file = folder / "shapes.yaml";
-  write_file(file, "shapes:\n"
-                   "  - {name: iso-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
-                   "  - {name: iso-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
+  write_file(file,
+             "shapes:\n"
+             "  - {name: iso-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
+             "  - {name: iso-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
   return file;
 }
 
@@ -70,13 +72,14 @@ const exactune::RecordCheck any_record = [](const std::string&, const nlohmann::
 
 }  // namespace
 
-TEST_CASE("planted host kernels that trap, write out of bounds or spin get failed and hung records; the real "
-          "variants keep their own") {
+TEST_CASE(
+    "planted host kernels that trap, write out of bounds or spin get failed and hung records; the real "
+    "variants keep their own") {
   ScratchDirectory folder("isolation-planted");
-  const CliResult r = run_cli(fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}' --plant-crash "
-                                          "trap,out-of-bounds,spin --deadline 2 --journal {}",
-                                          small_shapes(folder.path()).string(), kVariants,
-                                          (folder.path() / "verify.journal").string()));
+  const CliResult r = run_cli(
+      fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}' --plant-crash "
+                  "trap,out-of-bounds,spin --deadline 2 --journal {}",
+                  small_shapes(folder.path()).string(), kVariants, (folder.path() / "verify.journal").string()));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   const std::vector<std::string> rows = table_rows(r.output);
@@ -93,14 +96,16 @@ TEST_CASE("planted host kernels that trap, write out of bounds or spin get faile
     }
   }
   CHECK(contains(r.output, "64 passed, 0 incorrect, 6 failed, 42 not run"));  // a crashed variant runs no other case
-  CHECK_FALSE(fs::exists(folder.path() / "verify.journal"));  // a finished run keeps no journal
+  CHECK_FALSE(fs::exists(folder.path() / "verify.journal"));                  // a finished run keeps no journal
 }
 
-TEST_CASE("a verify --cpu killed with SIGKILL halfway leaves no worker behind and completes with --resume, with "
-          "the records of an uninterrupted run") {
+TEST_CASE(
+    "a verify --cpu killed with SIGKILL halfway leaves no worker behind and completes with --resume, with "
+    "the records of an uninterrupted run") {
   ScratchDirectory folder("isolation-resume");
   const fs::path shapes = small_shapes(folder.path());
-  const std::string selection = fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}'", shapes.string(), kVariants);
+  const std::string selection =
+      fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}'", shapes.string(), kVariants);
   const CliResult uninterrupted = run_cli(selection + " --journal " + (folder.path() / "whole.journal").string());
   REQUIRE(uninterrupted.exit_code == 0);
   const std::size_t runs = 2 * 8 * 4;  // shapes x cases x variants
@@ -112,8 +117,8 @@ TEST_CASE("a verify --cpu killed with SIGKILL halfway leaves no worker behind an
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    ::execl("/bin/sh", "sh", "-c", fmt::format("exec '{}' {} --journal {}", EXACTUNE_CLI, selection, journal.string()).c_str(),
-            nullptr);
+    ::execl("/bin/sh", "sh", "-c",
+            fmt::format("exec '{}' {} --journal {}", EXACTUNE_CLI, selection, journal.string()).c_str(), nullptr);
     ::_exit(127);
   }
   // Kill it once some runs, not all, are journaled (the header is line 1).
@@ -214,9 +219,9 @@ TEST_CASE("a journal resumes only its own run, drops a torn last line and refuse
     }
   }
   SECTION("--resume without a journal says so") {
-    CHECK_THROWS_AS(exactune::Journal::open(folder.path() / "none.journal", "verify", identity, true, false,
-                                            any_record),
-                    exactune::input_error);
+    CHECK_THROWS_AS(
+        exactune::Journal::open(folder.path() / "none.journal", "verify", identity, true, false, any_record),
+        exactune::input_error);
   }
   SECTION("a second run cannot write a journal that a live run holds") {
     exactune::Journal holder = exactune::Journal::open(path, "verify", identity, true, false, any_record);

@@ -12,15 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/run_cli.hpp"
-#include "heuristics_fixture.hpp"
-#include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>
-#include "store/heuristics_file.hpp"
+
+#include "catch.hpp"
 #include "choose/chooser.hpp"
+#include "heuristics_fixture.hpp"
 #include "report/file_set.hpp"
 #include "report/heuristics_emitter.hpp"
+#include "store/heuristics_file.hpp"
+#include "support/run_cli.hpp"
+#include "sweep_file_fixture.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
@@ -143,8 +144,8 @@ TEST_CASE("tables replaces its whole set or nothing", "[report_sets]") {
   // The per-device file is written after the two tables.
   fs::create_directories(out / "layer_norm_modulate" / "device_name=NVIDIA_H200.json");
   write_text(out / kTablesHeaderFile, "// the committed tables\n");
-  const CliResult r = run_cli(fmt::format("tables --reports '{}' --out '{}'", (dir.path() / "reports").string(),
-                                          out.string()));
+  const CliResult r =
+      run_cli(fmt::format("tables --reports '{}' --out '{}'", (dir.path() / "reports").string(), out.string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(read_text(out / kTablesHeaderFile) == "// the committed tables\n");
@@ -156,10 +157,10 @@ TEST_CASE("report removes the temporaries a killed run left, and keeps those of 
   const fs::path sweep = write_sweep(dir.path());
   const fs::path out = sweep.parent_path();
   const pid_t dead = pid_of_a_finished_process();
-  const fs::path killed_set = temporary_of(out / "summary.md", dead);                      // .summary.md.tmp<pid>
-  const fs::path killed_single = out / fmt::format("heuristics.yaml.tmp{}", dead);         // write_text_file's
-  const fs::path running = temporary_of(out / "summary.md", ::getpid());                  // this test is alive
-  const fs::path someone_elses = out / fmt::format("notes.tmp{}", dead);                   // no name of the set
+  const fs::path killed_set = temporary_of(out / "summary.md", dead);               // .summary.md.tmp<pid>
+  const fs::path killed_single = out / fmt::format("heuristics.yaml.tmp{}", dead);  // write_text_file's
+  const fs::path running = temporary_of(out / "summary.md", ::getpid());            // this test is alive
+  const fs::path someone_elses = out / fmt::format("notes.tmp{}", dead);            // no name of the set
   for (const fs::path& p : {killed_set, killed_single, running, someone_elses}) write_text(p, "partial");
 
   const CliResult r = run_cli(fmt::format("report --from '{}'", sweep.string()));
@@ -178,8 +179,7 @@ TEST_CASE("write_file_set puts back the files it renamed when a later one fails,
   write_text(dir.path() / "a.txt", "old a");
   fs::create_directory(dir.path() / "c.txt");
   const auto before = files_under(dir.path());
-  CHECK_THROWS_AS(write_file_set(dir.path(), {{"a.txt", "new a"}, {"sub/b.txt", "new b"}, {"c.txt", "new c"}}),
-                  error);
+  CHECK_THROWS_AS(write_file_set(dir.path(), {{"a.txt", "new a"}, {"sub/b.txt", "new b"}, {"c.txt", "new c"}}), error);
   CHECK(files_under(dir.path()) == before);
 
   CHECK(write_file_set(dir.path(), {{"a.txt", "new a"}, {"sub/b.txt", "new b"}}).size() == 2);
@@ -189,8 +189,8 @@ TEST_CASE("write_file_set puts back the files it renamed when a later one fails,
 TEST_CASE("write_file_set writes nothing for a path that leaves its folder", "[report_sets]") {
   const TempDir dir("report-set-outside");
   const fs::path inside = dir.path() / "inside";
-  for (const fs::path& path : {fs::path("../x.txt"), fs::path("sub/../../x.txt"), fs::path("./x.txt"),
-                               dir.path() / "x.txt"}) {
+  for (const fs::path& path :
+       {fs::path("../x.txt"), fs::path("sub/../../x.txt"), fs::path("./x.txt"), dir.path() / "x.txt"}) {
     INFO(path);
     const std::string message = error_of([&] { write_file_set(inside, {{"fine.txt", "ok"}, {path, "no"}}); });
     CHECK(contains(message, "would be written outside"));

@@ -16,7 +16,9 @@ namespace {
 
 using exactune_test::fake;
 
-exactune_layer_norm_modulate_args sana() { return exactune_test::sana_runtime_args(exactune_test::XMemory::contiguous); }
+exactune_layer_norm_modulate_args sana() {
+  return exactune_test::sana_runtime_args(exactune_test::XMemory::contiguous);
+}
 
 int status_of(const exactune_layer_norm_modulate_args& a) { return exactune_layer_norm_modulate(&a); }
 std::string last_error() { return exactune_runtime_last_error(); }

@@ -3,13 +3,14 @@
 #include <utility>
 #include <vector>
 
-#include "catch.hpp"
 #include <exactune/error.hpp>
 #include <exactune/shapes.hpp>
+#include <exactune/workload.hpp>
+
+#include "catch.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_inputs.hpp"
 #include "shapes/shape_file.hpp"
-#include <exactune/workload.hpp>
 
 using exactune::ModulateProblem;
 using exactune::Shape;
@@ -93,9 +94,9 @@ TEST_CASE("the default shape set holds the tuned models and edge cases", "[shape
     int modulation_rows = 6;  // adaLN-Zero: a (B, 6, D) embedding
   };
   const std::vector<Expected> expected = {
-      {"sana-1024px", 2, 1024, 2240, 1e-6},       {"flux1-1024px-image", 1, 4096, 3072, 1e-6},
+      {"sana-1024px", 2, 1024, 2240, 1e-6},           {"flux1-1024px-image", 1, 4096, 3072, 1e-6},
       {"flux1-1024px-joint", 1, 4608, 3072, 1e-6, 3}, {"glm-image", 1, 4096, 4096, 1e-5},
-      {"edge-37tok-d2240", 1, 37, 2240, 1e-6},    {"edge-301tok-d4096", 2, 301, 4096, 1e-5},
+      {"edge-37tok-d2240", 1, 37, 2240, 1e-6},        {"edge-301tok-d4096", 2, 301, 4096, 1e-5},
       {"edge-1tok-d3072", 1, 1, 3072, 1e-6},
   };
   REQUIRE(set.shapes.size() == expected.size());
@@ -179,8 +180,9 @@ TEST_CASE("shape files that cannot be read are reported by path", "[shapes]") {
 TEST_CASE("errors in a shape file name the file and line", "[shapes]") {
   const std::string path = kDataDir + "/shapes/bad_hidden.yaml";
   REQUIRE_THROWS_WITH(exactune::load_shapes_file(family(), path),
-                      path + ":7: hidden 2242 is not a multiple of 4 "
-                             "(aten's vectorized LayerNorm needs hidden % 4 == 0)");
+                      path +
+                          ":7: hidden 2242 is not a multiple of 4 "
+                          "(aten's vectorized LayerNorm needs hidden % 4 == 0)");
 }
 
 TEST_CASE("YAML syntax errors carry the parser's line", "[shapes]") {
@@ -206,8 +208,7 @@ TEST_CASE("the top level must be a map with a non-empty shapes list", "[shapes]"
 }
 
 TEST_CASE("unknown and repeated keys are rejected", "[shapes]") {
-  CHECK(error_for(one_shape() + "shape: 1\n") ==
-        "t.yaml:9: unknown key 'shape' in the top level (known: shapes)");
+  CHECK(error_for(one_shape() + "shape: 1\n") == "t.yaml:9: unknown key 'shape' in the top level (known: shapes)");
   CHECK(error_for(one_shape() + "shapes: []\n") ==
         "t.yaml:9: key 'shapes' appears twice in the top level (first on line 1)");
   CHECK(error_for(one_shape() + "    hiden: 64\n") ==
@@ -285,8 +286,9 @@ TEST_CASE("names follow [a-z0-9._-]+ and are unique", "[shapes]") {
   check_field_error("name", "''", "name must not be empty");
   CHECK(parse_shapes(one_shape("name", "x.y_z-9"), "t.yaml").shapes[0].name == "x.y_z-9");
 
-  const std::string twice = one_shape() + "  - name: a\n    model: N\n    batch: 2\n    tokens: 4\n"
-                                          "    hidden: 8\n    eps: 1.0e-5\n";
+  const std::string twice = one_shape() +
+                            "  - name: a\n    model: N\n    batch: 2\n    tokens: 4\n"
+                            "    hidden: 8\n    eps: 1.0e-5\n";
   CHECK(error_for(twice) == "t.yaml:9: name 'a' is already used on line 2");
 }
 
@@ -301,8 +303,8 @@ TEST_CASE("a shape's own eps is what its cases and its timing run at", "[shapes]
   const Shape shape = modulate_shape("eps-1e-3", 1, 4, 64, 1e-3);
   std::vector<std::string> names;
   for (const InputCase& c : family.input_cases(shape)) names.push_back(c.name);
-  CHECK(names == std::vector<std::string>{"a0.0001_e1e-06", "a0.0001_e0.001", "a1_e1e-06", "a1_e0.001",
-                                          "a100_e1e-06", "a100_e0.001", "offset100_e0.001", "signed_zeros_e0.001"});
+  CHECK(names == std::vector<std::string>{"a0.0001_e1e-06", "a0.0001_e0.001", "a1_e1e-06", "a1_e0.001", "a100_e1e-06",
+                                          "a100_e0.001", "offset100_e0.001", "signed_zeros_e0.001"});
   CHECK(family.timing_case(shape).name == "a1_e0.001");
   const ModulateInputs timed = make_modulate_inputs(shape, find_modulate_case(1e-3, family.timing_case(shape).name), 1);
   CHECK(timed.eps == static_cast<float>(1e-3));

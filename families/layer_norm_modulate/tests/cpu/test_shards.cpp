@@ -13,21 +13,22 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/run_cli.hpp"
-#include "heuristics_fixture.hpp"
-#include "sweep_file_fixture.hpp"
 #include <exactune/error.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
-#include "gate/gate.hpp"
-#include "gate/gate_selection.hpp"
-#include "space/selection.hpp"
-#include "store/sweep_merge.hpp"
-#include "store/heuristics_file.hpp"
+#include "catch.hpp"
 #include "choose/chooser.hpp"
-#include "store/heuristics.hpp"
-#include "store/sweep_file.hpp"
+#include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
+#include "gate/gate_selection.hpp"
+#include "heuristics_fixture.hpp"
+#include "space/selection.hpp"
+#include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
+#include "store/sweep_merge.hpp"
+#include "support/run_cli.hpp"
+#include "sweep_file_fixture.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
@@ -112,7 +113,8 @@ int verify_runs(const std::string& output) {
 
 TEST_CASE("shards partition a sweep's (shape, variant) pairs: each exactly once, evenly, the same every time",
           "[shards]") {
-  const std::vector<Shape> shapes = {modulate_shape("a", 1, 8, 2240, 1e-6, 1), modulate_shape("b", 2, 8, 3072, 1e-6, 1)};
+  const std::vector<Shape> shapes = {modulate_shape("a", 1, 8, 2240, 1e-6, 1),
+                                     modulate_shape("b", 2, 8, 3072, 1e-6, 1)};
   const std::vector<ShapeVariant> all = space_pairs(layer_norm_modulate_family(), shapes, "*");
   REQUIRE(all.size() > 100);
   REQUIRE(std::is_sorted(all.begin(), all.end()));
@@ -146,8 +148,8 @@ TEST_CASE("a shard is i/n with 1 <= i <= n, and anything else is refused in the 
 TEST_CASE("merging the shards of a sweep gives one record per (shape, variant), each from its shard", "[shards]") {
   const TempDir dir("merge-records");
   const SweepResults whole = readable_sweep();
-  const SweepResults merged =
-      merge_shards(shard_files(dir, {shard_sweep(whole, {2, 3}), shard_sweep(whole, {1, 3}), shard_sweep(whole, {3, 3})}));
+  const SweepResults merged = merge_shards(
+      shard_files(dir, {shard_sweep(whole, {2, 3}), shard_sweep(whole, {1, 3}), shard_sweep(whole, {3, 3})}));
   const auto merged_records = records_of(merged), whole_records = records_of(whole);
   REQUIRE(merged_records.size() == whole_records.size());
   for (const auto& [pair, record] : whole_records) {
@@ -176,8 +178,7 @@ TEST_CASE("merging a single 1/1 shard reproduces the sweep's records and choices
   CHECK(to_heuristics_yaml(choose_heuristics(merged)) == to_heuristics_yaml(choose_heuristics(whole)));
 }
 
-TEST_CASE("a merged shape's copy is the median across shards and its noise takes in their copies' range",
-          "[shards]") {
+TEST_CASE("a merged shape's copy is the median across shards and its noise takes in their copies' range", "[shards]") {
   const TempDir dir("merge-noise");
   const SweepResults whole = readable_sweep();
   std::vector<SweepResults> shards;
@@ -207,14 +208,16 @@ TEST_CASE("a merged shape's copy is the median across shards and its noise takes
   const TempDir two("merge-two");
   std::vector<SweepResults> halves = {shard_sweep(whole, {1, 2}), shard_sweep(whole, {2, 2})};
   for (int i = 0; i < 2; ++i) {
-    for (ShapeResult& shape : halves[i].shapes) shape.copy_rotated = Timing{copies[2 * i], copies[2 * i], copies[2 * i], 20};
+    for (ShapeResult& shape : halves[i].shapes)
+      shape.copy_rotated = Timing{copies[2 * i], copies[2 * i], copies[2 * i], 20};
   }
   CHECK(merge_shards(shard_files(two, halves)).find("sana")->copy_rotated->median_us == Approx(2.05));
 }
 
-TEST_CASE("merge refuses shards that differ in GPU, toolchain, recipe, seed, timing, strategy or table, naming both "
-          "files, their lines and the field",
-          "[shards]") {
+TEST_CASE(
+    "merge refuses shards that differ in GPU, toolchain, recipe, seed, timing, strategy or table, naming both "
+    "files, their lines and the field",
+    "[shards]") {
   const TempDir dir("merge-mixed");
   const SweepResults whole = readable_sweep();
   struct Mix {
@@ -250,20 +253,21 @@ TEST_CASE("merge refuses shards that differ in GPU, toolchain, recipe, seed, tim
   }
 }
 
-TEST_CASE("merge refuses a shard given twice, shards of different n, a file that is no shard, and a set with "
-          "shards missing unless partial is allowed",
-          "[shards]") {
+TEST_CASE(
+    "merge refuses a shard given twice, shards of different n, a file that is no shard, and a set with "
+    "shards missing unless partial is allowed",
+    "[shards]") {
   const TempDir dir("merge-sets");
   const SweepResults whole = readable_sweep();
   CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), shard_sweep(whole, {1, 2})})),
                  "shard 1/2 is given twice"));
   CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), shard_sweep(whole, {2, 3})})),
                  "shard 2/3, but"));
-  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), whole})),
-                 "2.yaml:1: no 'shard' field"));
+  CHECK(contains(merge_error(shard_files(dir, {shard_sweep(whole, {1, 2}), whole})), "2.yaml:1: no 'shard' field"));
   const std::vector<ShardFile> partial = shard_files(dir, {shard_sweep(whole, {1, 3}), shard_sweep(whole, {3, 3})});
-  CHECK(merge_error(partial) == "shard(s) 2 of 3 are missing: merge every shard, or pass --allow-partial to merge "
-                                "what there is (its sweep.yaml then says which are missing)");
+  CHECK(merge_error(partial) ==
+        "shard(s) 2 of 3 are missing: merge every shard, or pass --allow-partial to merge "
+        "what there is (its sweep.yaml then says which are missing)");
   const SweepResults merged = merge_shards(partial, {.allow_partial = true});
   CHECK(merged.missing_shards == std::vector<int>{2});
   CHECK(merged.narrowed());
@@ -302,9 +306,10 @@ TEST_CASE("gate mode selects each choice's chosen variant and runner-up on the s
   CHECK(refused.find("rests on shape 'sana'") != std::string::npos);
 }
 
-TEST_CASE("the gate on a narrowed candidate compares what it selected: passes with the chosen variants, fails "
-          "without one",
-          "[shards]") {
+TEST_CASE(
+    "the gate on a narrowed candidate compares what it selected: passes with the chosen variants, fails "
+    "without one",
+    "[shards]") {
   const TempDir dir("gate-narrowed");
   const SweepResults baseline = readable_sweep();
   const Heuristics table = choose_heuristics(baseline);
@@ -317,7 +322,8 @@ TEST_CASE("the gate on a narrowed candidate compares what it selected: passes wi
   candidate.only = file.string();
   GateOptions options;
   for (const ShapeResult& s : baseline.shapes) {
-    if (const Choice* c = table.device.choice_for(s.shape.size, s.shape.rows())) options.chosen[s.shape.name] = c->chosen.variant;
+    if (const Choice* c = table.device.choice_for(s.shape.size, s.shape.rows()))
+      options.chosen[s.shape.name] = c->chosen.variant;
   }
   const GateReport passed = compare_sweeps(baseline, candidate, options);
   INFO(render_gate_table(passed));
@@ -367,15 +373,15 @@ TEST_CASE("the sweep says what is wrong with --shard and --devices in one line",
   CHECK(contains(r.output, "exactune: error: --devices: no usable GPU ("));
 }
 
-TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves that add up to the whole",
-          "[shards]") {
+TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves that add up to the whole", "[shards]") {
   const TempDir dir("cpu-shards");
   const fs::path shapes = dir.path() / "shapes.yaml";
-  write_text(shapes, "shapes:\n"
-                     "  - {name: s-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
-                     "  - {name: s-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
-  const std::string base =
-      fmt::format("sweep --cpu --rows 1 --shapes '{}' --variants 'w1_r1_predicated_v8_reload_rcp_late_*'", shapes.string());
+  write_text(shapes,
+             "shapes:\n"
+             "  - {name: s-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
+             "  - {name: s-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
+  const std::string base = fmt::format(
+      "sweep --cpu --rows 1 --shapes '{}' --variants 'w1_r1_predicated_v8_reload_rcp_late_*'", shapes.string());
   const CliResult whole = run_cli(base);
   INFO(whole.output);
   REQUIRE(whole.exit_code == 0);

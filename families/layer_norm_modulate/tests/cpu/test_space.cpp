@@ -1,10 +1,11 @@
 #include <set>
 #include <string>
 
-#include "catch.hpp"
-#include "support/axis_table_round_trip.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
+#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "support/axis_table_round_trip.hpp"
 
 using namespace exactune;
 
@@ -40,7 +41,8 @@ TEST_CASE("every value of every axis round-trips through name, params and compil
 }
 
 TEST_CASE("names are stable, readable, and carry every parameter") {
-  const Candidate c = find(enumerate_space(layer_norm_modulate_family(), 2240), "w4_r2_peeled_v16_reload_rcp_late_f32_full");
+  const Candidate c =
+      find(enumerate_space(layer_norm_modulate_family(), 2240), "w4_r2_peeled_v16_reload_rcp_late_f32_full");
   CHECK(c.valid());
   CHECK(c.variant.param("num_warps") == "4");
   CHECK(c.variant.param("rows_per_cta") == "2");
@@ -65,12 +67,24 @@ TEST_CASE("every valid variant serves a row with 32, 64 or 128 threads") {
 }
 
 TEST_CASE("exclusions explain themselves") {
-  SECTION("less than a warp per row") { CHECK(contains(why(3072, "w1_r2_predicated_v8_reload_rcp_late_f32_full"), "less than a warp per row")); }
-  SECTION("more threads than aten's lanes") { CHECK(contains(why(3072, "w8_r1_predicated_v8_reload_rcp_late_f32_full"), "more than aten's 128 lanes")); }
-  SECTION("16-byte loads at 128 threads per row") { CHECK(contains(why(3072, "w4_r1_predicated_v16_reload_rcp_late_f32_full"), "would need 256 lanes")); }
-  SECTION("16-byte loads need hidden % 8") { CHECK(contains(why(2244, "w2_r1_predicated_v16_reload_rcp_late_f32_full"), "hidden % 8 == 0")); }
-  SECTION("nothing to peel") { CHECK(contains(why(4096, "w2_r1_peeled_v8_reload_rcp_late_f32_full"), "no tail to peel")); }
-  SECTION("register budget") { CHECK(contains(why(8192, "w1_r1_predicated_v8_registers_rcp_late_f32_full"), "registers per thread")); }
+  SECTION("less than a warp per row") {
+    CHECK(contains(why(3072, "w1_r2_predicated_v8_reload_rcp_late_f32_full"), "less than a warp per row"));
+  }
+  SECTION("more threads than aten's lanes") {
+    CHECK(contains(why(3072, "w8_r1_predicated_v8_reload_rcp_late_f32_full"), "more than aten's 128 lanes"));
+  }
+  SECTION("16-byte loads at 128 threads per row") {
+    CHECK(contains(why(3072, "w4_r1_predicated_v16_reload_rcp_late_f32_full"), "would need 256 lanes"));
+  }
+  SECTION("16-byte loads need hidden % 8") {
+    CHECK(contains(why(2244, "w2_r1_predicated_v16_reload_rcp_late_f32_full"), "hidden % 8 == 0"));
+  }
+  SECTION("nothing to peel") {
+    CHECK(contains(why(4096, "w2_r1_peeled_v8_reload_rcp_late_f32_full"), "no tail to peel"));
+  }
+  SECTION("register budget") {
+    CHECK(contains(why(8192, "w1_r1_predicated_v8_registers_rcp_late_f32_full"), "registers per thread"));
+  }
   SECTION("register budget with early modulation") {
     CHECK(contains(why(4096, "w1_r1_predicated_v8_reload_rcp_early_f32_full"), "holding scale and shift"));
     CHECK(why(4096, "w4_r1_predicated_v8_reload_rcp_early_f32_full").empty());
@@ -97,8 +111,9 @@ TEST_CASE("variant requests instantiate the fused template with the variant's pa
   const CompileRequest r = family.variant_request(c.variant, 2240, "sm_90");
   CHECK(r.name == "w8_r4_peeled_v16_registers_rcp_late_f32_full@D2240");
   CHECK(r.target == "sm_90");
-  CHECK(contains(r.name_expression, "fused_layer_norm_modulate<2240, 8, 4, 2, exactune_kernels::tail_peeled, "
-                                    "exactune_kernels::pass2_registers, exactune_kernels::counts_runtime, "
-                                    "exactune_kernels::modulation_late, exactune_kernels::elementwise_float32, "
-                                    "exactune_kernels::grid_full>"));
+  CHECK(contains(r.name_expression,
+                 "fused_layer_norm_modulate<2240, 8, 4, 2, exactune_kernels::tail_peeled, "
+                 "exactune_kernels::pass2_registers, exactune_kernels::counts_runtime, "
+                 "exactune_kernels::modulation_late, exactune_kernels::elementwise_float32, "
+                 "exactune_kernels::grid_full>"));
 }

@@ -26,29 +26,30 @@
 #include <string_view>
 #include <vector>
 
-#include "catch.hpp"
-#include "store/heuristics_file.hpp"
-#include "choose/chooser.hpp"
-#include "store/targets.hpp"
-#include "support/input_refusal.hpp"
-#include "support/run_cli.hpp"
-#include "support/scratch_directory.hpp"
-#include "support/handmade_sweep.hpp"
 #include <exactune/error.hpp>
 #include <exactune/results.hpp>
 #include <exactune/shapes.hpp>
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
+#include "choose/chooser.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "shapes/shape_file.hpp"
 #include "space/selection.hpp"
 #include "store/defaults_record.hpp"
+#include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
 #include "store/sweep_merge.hpp"
+#include "store/targets.hpp"
 #include "supervise/journal.hpp"
+#include "support/handmade_sweep.hpp"
+#include "support/input_refusal.hpp"
+#include "support/run_cli.hpp"
+#include "support/scratch_directory.hpp"
 #include "sweep/timing_steps.hpp"
 #include "verify/verify_records.hpp"
 #include "verify/verify_stage.hpp"
 #include "yaml_readers.hpp"
-#include "shapes/shape_file.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;
@@ -136,8 +137,9 @@ fs::path write_sweep(const fs::path& path, const SweepResults& results) {
 // A shape file of one shape of two rows: a verify --cpu of one variant on it takes a moment.
 fs::path one_small_shape(const fs::path& folder) {
   const fs::path file = folder / "shapes.yaml";
-  write_file(file, "shapes:\n  - {name: one, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
-                   "modulation_rows: 6}\n");
+  write_file(file,
+             "shapes:\n  - {name: one, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
+             "modulation_rows: 6}\n");
   return file;
 }
 
@@ -147,9 +149,10 @@ constexpr std::string_view kStartOver = ": the journal is damaged; --restart dis
 
 }  // namespace
 
-TEST_CASE("a shard count past the bound is refused on its line, by the reader and by merge --allow-partial, and at "
-          "the bound, what is missing is said in ranges",
-          "[store_refusals]") {
+TEST_CASE(
+    "a shard count past the bound is refused on its line, by the reader and by merge --allow-partial, and at "
+    "the bound, what is missing is said in ranges",
+    "[store_refusals]") {
   const std::string shard = to_sweep_yaml(shard_of_sweep(small_sweep(), {1, 2}));
   const auto [billion, line] = edited(shard, "shard: {index: 1, count: 2}", "shard: {index: 1, count: 1000000000}");
   CHECK(refusal([&] { parse_sweep_yaml(billion, "t.yaml"); }) ==
@@ -160,17 +163,16 @@ TEST_CASE("a shard count past the bound is refused on its line, by the reader an
   merged.missing_shards = {2};
   const std::string partial = to_sweep_yaml(merged);
   const auto [far, far_line] = edited(partial, "missing_shards: [2]", "missing_shards: [2, 5000]");
-  CHECK(refusal([&] { parse_sweep_yaml(far, "t.yaml"); }) ==
-        fmt::format("t.yaml:{}: missing_shards #2 5000: a sweep is split into at most {} shards", far_line,
-                    kMaxShards));
+  CHECK(
+      refusal([&] { parse_sweep_yaml(far, "t.yaml"); }) ==
+      fmt::format("t.yaml:{}: missing_shards #2 5000: a sweep is split into at most {} shards", far_line, kMaxShards));
 
   // The probe's case, at a count it can afford: 2,000,000 shards wrote a 17 MB sweep.yaml.
   ScratchDirectory dir("store-refusals-shards");
   const fs::path two_million = dir.path() / "two-million.yaml";
   write_file(two_million, edited(shard, "count: 2}", "count: 2000000}").first);
-  const CliResult refused =
-      run_cli(fmt::format("merge --allow-partial --out '{}' '{}'", (dir.path() / "out").string(),
-                          two_million.string()));
+  const CliResult refused = run_cli(
+      fmt::format("merge --allow-partial --out '{}' '{}'", (dir.path() / "out").string(), two_million.string()));
   check_refused(refused, fmt::format("{}:{}: count 2000000: a sweep is split into at most {} shards",
                                      two_million.string(), line, kMaxShards));
   CHECK_FALSE(fs::exists(dir.path() / "out" / "sweep.yaml"));
@@ -190,9 +192,10 @@ TEST_CASE("a shard count past the bound is refused on its line, by the reader an
         fmt::format("exactune: error: --shard 1/5000: a sweep is split into at most {} shards\n", kMaxShards));
 }
 
-TEST_CASE("a journal whose records are of the wrong type or value, or that journals a step twice with two "
-          "results, is refused at its line, saying how to start over",
-          "[store_refusals]") {
+TEST_CASE(
+    "a journal whose records are of the wrong type or value, or that journals a step twice with two "
+    "results, is refused at its line, saying how to start over",
+    "[store_refusals]") {
   ScratchDirectory dir("store-refusals-journal");
   const fs::path path = dir.path() / "verify.journal";
   const RunIdentity identity = {{"seed", "1"}};
@@ -206,9 +209,7 @@ TEST_CASE("a journal whose records are of the wrong type or value, or that journ
     write_file(path, text);
     return Journal::open(path, "verify", identity, true, false, verify_journal_records());
   };
-  const auto refused_at = [&](const std::vector<std::string>& lines) {
-    return refusal([&] { open(lines); });
-  };
+  const auto refused_at = [&](const std::vector<std::string>& lines) { return refusal([&] { open(lines); }); };
   const std::string at2 = path.string() + ":2: step \"verify/a/c1/w1\": ";
 
   SECTION("sound records are read, and a step journaled twice with one result once") {
@@ -269,8 +270,9 @@ TEST_CASE("a sweep's timing records are checked as the verifier's are: types, va
     baselines["reference_chain"][regime_name(r)] = timing_json(t);
   }
   CHECK(error_of([&] { check_timing_step(baselines_step("a"), baselines); }).empty());
-  CHECK(error_of([&] { check_timing_step(retime_step("a", TimingRegime::rotated, "w1"), {{"samples", {1.0, 2.0}}}); })
-            .empty());
+  CHECK(error_of([&] {
+          check_timing_step(retime_step("a", TimingRegime::rotated, "w1"), {{"samples", {1.0, 2.0}}});
+        }).empty());
   CHECK(error_of([&] { check_timing_step("time/a/w1", failure_record_json("launch failed")); }).empty());
 
   nlohmann::json damaged = baselines;
@@ -281,29 +283,33 @@ TEST_CASE("a sweep's timing records are checked as the verifier's are: types, va
   damaged["reference_chain"].erase("rotated");
   CHECK(error_of([&] { check_timing_step(baselines_step("a"), damaged); }) ==
         "the record's 'reference_chain' has no 'rotated'");
-  CHECK(error_of([&] { check_timing_step(retime_step("a", TimingRegime::cold, "w1"), {{"samples", "fast"}}); }) ==
-        "the record's 'samples' must be a non-empty list of numbers, got \"fast\"");
-  CHECK(error_of([&] { check_timing_step("noise/0/a", {{"copy", {{"rotated", 4.0}}}}); }) ==
+  CHECK(error_of([&] {
+          check_timing_step(retime_step("a", TimingRegime::cold, "w1"), {{"samples", "fast"}});
+        }) == "the record's 'samples' must be a non-empty list of numbers, got \"fast\"");
+  CHECK(error_of([&] {
+          check_timing_step("noise/0/a", {{"copy", {{"rotated", 4.0}}}});
+        }) ==
         "'noise/0/a' names no timing step of the sweep (time/<shape>/baselines, screen/<shape>/<round>/<variant>, "
         "time/<shape>/<variant>, retime/<shape>/<regime>/<variant> or noise/<pass>/<shape>)");
 
   // In a sweep's journal, located at its line.
   ScratchDirectory dir("store-refusals-timing");
   const fs::path path = dir.path() / "sweep.journal";
-  write_file(path, R"({"command":"sweep","exactune_journal":1,"identity":{},"started":"2026-12-01T00:00:00Z"})"
-                   "\n" +
-                       nlohmann::json({{"step", screen_step("a", 1, "w1")},
-                                       {"record", {{"samples", {{"hot", {1.0}}}}}}})
-                           .dump() +
-                       "\n");
+  write_file(
+      path,
+      R"({"command":"sweep","exactune_journal":1,"identity":{},"started":"2026-12-01T00:00:00Z"})"
+      "\n" +
+          nlohmann::json({{"step", screen_step("a", 1, "w1")}, {"record", {{"samples", {{"hot", {1.0}}}}}}}).dump() +
+          "\n");
   CHECK(refusal([&] { Journal::open(path, "sweep", {}, true, false, sweep_journal_records()); }) ==
         path.string() + ":2: step \"screen/a/1/w1\": the record's 'samples' holds an unknown key \"hot\" (known: " +
             "rotated, l2_resident, cold)" + std::string(kStartOver));
 }
 
-TEST_CASE("verify --resume refuses a journal record of the wrong type: exit 2, the journal's line, no internal "
-          "error",
-          "[store_refusals]") {
+TEST_CASE(
+    "verify --resume refuses a journal record of the wrong type: exit 2, the journal's line, no internal "
+    "error",
+    "[store_refusals]") {
   ScratchDirectory dir("store-refusals-resume");
   const fs::path journal = dir.path() / "verify.journal";
   const std::string run =
@@ -336,17 +342,27 @@ TEST_CASE("verify --resume refuses a journal record of the wrong type: exit 2, t
   }
 }
 
-TEST_CASE("a line break only some YAML readers see (a lone CR, NEL, LS, PS) is refused at its line and column by "
-          "every reader, CR LF is a line end, and the writers escape them",
-          "[store_refusals]") {
-  const std::string why_cr = "a carriage return (CR) without a line feed after it: YAML readers disagree on whether "
-                             "a line ends there; end lines with LF or CR LF";
+TEST_CASE(
+    "a line break only some YAML readers see (a lone CR, NEL, LS, PS) is refused at its line and column by "
+    "every reader, CR LF is a line end, and the writers escape them",
+    "[store_refusals]") {
+  const std::string why_cr =
+      "a carriage return (CR) without a line feed after it: YAML readers disagree on whether "
+      "a line ends there; end lines with LF or CR LF";
   for (const auto& [name, read] : yaml_readers()) {
     INFO(name);
     CHECK(refusal([&] { read("a: 1\nb: 2 # x\rc: 3\n"); }) == "t.yaml:2:9: " + why_cr);
-    CHECK(refusal([&] { read("a: 1\xc2\x85" "b: 2\n"); }) ==
+    CHECK(refusal([&] {
+            read(
+                "a: 1\xc2\x85"
+                "b: 2\n");
+          }) ==
           "t.yaml:1:5: U+0085 (NEXT LINE) is a line break to some YAML readers and not to others; end lines with LF");
-    CHECK(refusal([&] { read("a: 1 # \xe2\x80\xa8" "b: 2\n"); }) ==
+    CHECK(refusal([&] {
+            read(
+                "a: 1 # \xe2\x80\xa8"
+                "b: 2\n");
+          }) ==
           "t.yaml:1:8: U+2028 (LINE SEPARATOR) is a line break to some YAML readers and not to others; end lines "
           "with LF");
     CHECK(refusal([&] { read("a: \"1\xe2\x80\xa9\"\n"); }) ==
@@ -356,9 +372,10 @@ TEST_CASE("a line break only some YAML readers see (a lone CR, NEL, LS, PS) is r
   // The probe's file: one shape to exactune, two to PyYAML, as the CR ends the comment for one and not the other.
   ScratchDirectory dir("store-refusals-cr");
   const fs::path lone_cr = dir.path() / "shapes.yaml";
-  write_file(lone_cr, "shapes:\n"
-                      "  - {name: a, model: m, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6} # x\r"
-                      "  - {name: b, model: m, batch: 1, tokens: 2, hidden: 128, eps: 1.0e-6}\n");
+  write_file(lone_cr,
+             "shapes:\n"
+             "  - {name: a, model: m, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6} # x\r"
+             "  - {name: b, model: m, batch: 1, tokens: 2, hidden: 128, eps: 1.0e-6}\n");
   check_refused(run_cli(fmt::format("list --shapes '{}'", lone_cr.string())),
                 fmt::format("{}:2:74: {}", lone_cr.string(), why_cr));
   CHECK(parse_shapes(family(),
@@ -383,8 +400,8 @@ TEST_CASE("merge refuses shards that swept other shape sets, naming both shards 
   const fs::path first = write_sweep(dir.path() / "1.yaml", shard_of_sweep(only_a, {1, 2}));
   const fs::path second = write_sweep(dir.path() / "2.yaml", shard_of_sweep(only_b, {2, 2}));
   const int shapes_line = edited(read_file(first), "\nshapes:", "").second + 1;
-  const CliResult r = run_cli(fmt::format("merge --out '{}' '{}' '{}'", (dir.path() / "out").string(),
-                                          first.string(), second.string()));
+  const CliResult r = run_cli(
+      fmt::format("merge --out '{}' '{}' '{}'", (dir.path() / "out").string(), first.string(), second.string()));
   check_refused(r, fmt::format("{}:{}: shard 2/2 has no shape 'a', but {}:{} (shard 1/2) holds 2 of its variants: "
                                "shards of one sweep sweep the same shapes (each holds every n-th (shape, variant) "
                                "pair), so these were given other shape sets",
@@ -400,9 +417,10 @@ TEST_CASE("merge refuses shards that swept other shape sets, naming both shards 
   CHECK(merged.shapes.size() == 2);
 }
 
-TEST_CASE("a shape name that breaks the rule of names is refused on its line wherever a file names one, and a GPU name "
-          "is text, not markup, in summary.md",
-          "[store_refusals]") {
+TEST_CASE(
+    "a shape name that breaks the rule of names is refused on its line wherever a file names one, and a GPU name "
+    "is text, not markup, in summary.md",
+    "[store_refusals]") {
   const std::string rule = "must match [a-z0-9._-]+ (lowercase letters, digits, '.', '_', '-')";
   // The second shape names no heatmap (the first is the larger of its size): it is refused all the same.
   const std::string text = to_sweep_yaml(small_sweep());
@@ -470,9 +488,9 @@ TEST_CASE("a cache or journal the run cannot write, and a journal that is a fold
   check_refused(run_cli(fmt::format("{} --journal '{}'", verify, (file / "v.journal").string())),
                 fmt::format("{}: cannot create the journal's folder {}: {}", (file / "v.journal").string(),
                             file.string(), std::strerror(ENOTDIR)));
-  check_refused(run_cli(fmt::format("{} --cache-dir '{}'", verify, (file / "cache").string())),
-                fmt::format("{}: cannot create the compile cache: {}", (file / "cache").string(),
-                            std::strerror(ENOTDIR)));
+  check_refused(
+      run_cli(fmt::format("{} --cache-dir '{}'", verify, (file / "cache").string())),
+      fmt::format("{}: cannot create the compile cache: {}", (file / "cache").string(), std::strerror(ENOTDIR)));
 
   // A folder no one may create a file in, root included: the system's own reason, whatever it is here.
   const fs::path closed = "/proc";
@@ -490,8 +508,9 @@ TEST_CASE("verify --cpu --rows has a bound, said in --help and refused before an
   ScratchDirectory dir("store-refusals-rows");
   // Two billion rows of 64: what --rows 2000000000 would have allocated whole on the CPU.
   const fs::path shapes = dir.path() / "shapes.yaml";
-  write_file(shapes, "shapes:\n  - {name: huge, model: test, batch: 1, tokens: 2000000000, hidden: 64, eps: 1.0e-6, "
-                     "modulation_rows: 6}\n");
+  write_file(shapes,
+             "shapes:\n  - {name: huge, model: test, batch: 1, tokens: 2000000000, hidden: 64, eps: 1.0e-6, "
+             "modulation_rows: 6}\n");
   // Refused as the command line is read: past the bound, the run would stop at the first thing it checks after
   // reading it (no such variant, no heuristics.yaml), in another message.
   for (const std::string& command :

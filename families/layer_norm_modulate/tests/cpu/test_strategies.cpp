@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include <exactune/error.hpp>
+
 #include "catch.hpp"
 #include "choose/chooser.hpp"
 #include "report/summary_report.hpp"
@@ -20,7 +22,6 @@
 #include "strategies/builtin_strategies.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "sweep_file_fixture.hpp"
-#include <exactune/error.hpp>
 
 using namespace exactune;
 
@@ -201,14 +202,15 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
     if (v.variant == full(kUntimed)) cut = &v;
   }
   REQUIRE(cut != nullptr);
-  cut->screened_out = ScreenedOut{2, {{TimingRegime::rotated, Timing{7.25, 7.0, 7.5, 3}},
-                                      {TimingRegime::cold, Timing{9.5, 9.0, 10.0, 3}}}};
+  cut->screened_out = ScreenedOut{
+      2, {{TimingRegime::rotated, Timing{7.25, 7.0, 7.5, 3}}, {TimingRegime::cold, Timing{9.5, 9.0, 10.0, 3}}}};
   const std::string text = to_sweep_yaml(r);
   INFO(text);
   CHECK(contains(text, "\nexactune_sweep: 4\n"));
   CHECK(contains(text, "\nstrategy: {name: successive_halving, settings: \"screens of 3 samples"));
-  CHECK(contains(text, "        screened_out: {round: 2, rotated: {median: 7.25, min: 7.0, max: 7.5, samples: 3}, "
-                       "cold: {median: 9.5, min: 9.0, max: 10.0, samples: 3}}\n"));
+  CHECK(contains(text,
+                 "        screened_out: {round: 2, rotated: {median: 7.25, min: 7.0, max: 7.5, samples: 3}, "
+                 "cold: {median: 9.5, min: 9.0, max: 10.0, samples: 3}}\n"));
   const SweepResults read = parse_sweep_yaml(text, "s.yaml");
   CHECK(read.strategy == r.strategy);
   CHECK(read.strategy_settings == r.strategy_settings);
@@ -249,7 +251,9 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
   }
 }
 
-TEST_CASE("a committed format-3 sweep still reads and writes back the same, with no strategy, and its summary says none", "[strategies]") {
+TEST_CASE(
+    "a committed format-3 sweep still reads and writes back the same, with no strategy, and its summary says none",
+    "[strategies]") {
   const std::filesystem::path committed =
       std::filesystem::path(EXACTUNE_SOURCE_DIR) / "reports" / "nvidia-h200" / "layer_norm_modulate" / "sweep.yaml";
   const std::string text = heuristics_fixture::read_text(committed);

@@ -7,10 +7,11 @@
 #include <string>
 #include <string_view>
 
-#include "catch.hpp"
 #include <exactune/error.hpp>
 #include <exactune/family.hpp>
 #include <exactune/shapes.hpp>
+
+#include "catch.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "store/sweep_file.hpp"
 
@@ -32,8 +33,12 @@ SweepResults awkward_results() {
   r.reference_recipe = "aten-2.11-cu130-vectorized-layer-norm-v4x128";
   r.created = "2026-11-30T01:02:03Z";
   r.wall_s = 123.4;
-  r.timing = {"CUDA graph cycling through K copies: yes", "CUDA graph of 20 launches, replayed; events around each replay",
-              "L2 flushed: memset of 2x L2 before each launch", 7, 0.05, 2};
+  r.timing = {"CUDA graph cycling through K copies: yes",
+              "CUDA graph of 20 launches, replayed; events around each replay",
+              "L2 flushed: memset of 2x L2 before each launch",
+              7,
+              0.05,
+              2};
 
   ShapeResult sana;
   sana.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
@@ -48,9 +53,9 @@ SweepResults awkward_results() {
   VariantResult fast;
   // Variants of the family's space at hidden 2240: the reader refuses any other.
   fast.variant = "w4_r1_predicated_v8_reload_rcp_late_f32_full";
-  fast.params = {{"num_warps", "4"}, {"rows_per_cta", "1"}, {"tail", "predicated"},
-                 {"vector_bytes", "8"}, {"pass2", "reload"},      {"counts", "rcp"},
-                 {"modulation", "late"}, {"elementwise", "f32"},  {"grid", "full"}};
+  fast.params = {{"num_warps", "4"},     {"rows_per_cta", "1"},  {"tail", "predicated"},
+                 {"vector_bytes", "8"},  {"pass2", "reload"},    {"counts", "rcp"},
+                 {"modulation", "late"}, {"elementwise", "f32"}, {"grid", "full"}};
   fast.registers = 40;
   fast.exact = true;
   fast.cases_passed = fast.cases_total = 8;
@@ -59,8 +64,8 @@ SweepResults awkward_results() {
   fast.cold = timing(14.2, 14.0, 1e21, 5);
   VariantResult wrong;
   wrong.variant = "w8_r2_peeled_v8_reload_rcp_late_f32_full";
-  wrong.params = {{"num_warps", "8"}, {"rows_per_cta", "2"}, {"tail", "peeled"},
-                  {"vector_bytes", "8"}, {"pass2", "reload"},     {"counts", "rcp"},
+  wrong.params = {{"num_warps", "8"},     {"rows_per_cta", "2"},  {"tail", "peeled"},
+                  {"vector_bytes", "8"},  {"pass2", "reload"},    {"counts", "rcp"},
                   {"modulation", "late"}, {"elementwise", "f32"}, {"grid", "full"}};
   wrong.registers = 255;
   wrong.spill_bytes = 96;
@@ -182,7 +187,7 @@ const std::string kValid =
     "    tokens: 2\n"                                                // 12
     "    hidden: 64\n"                                               // 13
     "    eps: 1.0e-06\n"                                             // 14
-    "    modulation_rows: 1\n"                                      // 15
+    "    modulation_rows: 1\n"                                       // 15
     "    bytes_moved: 1024\n"                                        // 16
     "    copy_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"   // 17
     "    variants:\n"                                                // 18
@@ -244,8 +249,9 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
   CHECK(contains(text, "    rotation: {copies: 7, working_set_bytes: 128450560}\n"));
   CHECK(contains(text, "    copy_rotated_us: {median: 4.0, min: 3.9, max: 4.1, samples: 7}\n"));
   CHECK(contains(text, "    reference_chain_l2_resident_us: {median: 21.0, min: 20.5, max: 22.25, samples: 7}\n"));
-  CHECK(contains(text, "    run_to_run_noise: {rotated: {noise: 0.30000000000000004, passes: 3, variants: 3}, cold: "
-                       "{noise: 0.0125, passes: 3, variants: 2}}\n"));
+  CHECK(contains(text,
+                 "    run_to_run_noise: {rotated: {noise: 0.30000000000000004, passes: 3, variants: 3}, cold: "
+                 "{noise: 0.0125, passes: 3, variants: 2}}\n"));
   CHECK(contains(text, "        rotated_median_us: 12.0\n"));
   CHECK(contains(text, "        l2_resident_median_us: 10.1\n"));
   CHECK(contains(text, "    eps: 1.0e-06\n"));  // a '.' in every double, for YAML 1.1 readers

@@ -9,16 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
-#include <exactune/family_registry.hpp>
-#include "heuristics_fixture.hpp"
 #include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
+
+#include "catch.hpp"
+#include "heuristics_fixture.hpp"
 #include "report/device_config_files.hpp"
-#include "store/family_tables.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
-#include "store/heuristics_file.hpp"
+#include "store/family_tables.hpp"
 #include "store/heuristics.hpp"
+#include "store/heuristics_file.hpp"
 
 using namespace exactune;
 using namespace heuristics_fixture;
@@ -85,7 +86,8 @@ TEST_CASE("a family's tables refuse other families, a device twice and another g
   HeuristicsFile same_device = files[1];
   same_device.heuristics.device.name = "NVIDIA H200";
   const std::string twice = refusal(same_device);
-  CHECK(twice.rfind("reports/nvidia-h800-pcie/h.yaml: device 'NVIDIA H200' again, after reports/nvidia-h200/h.yaml", 0) == 0);
+  CHECK(twice.rfind("reports/nvidia-h800-pcie/h.yaml: device 'NVIDIA H200' again, after reports/nvidia-h200/h.yaml",
+                    0) == 0);
 
   HeuristicsFile other_default = files[1];
   other_default.heuristics.global_default = configuration(kWide);
@@ -172,13 +174,15 @@ int main() {
 )");
   const std::string qk_default = families[1].global_default.variant;
   CHECK(output == fmt::format("{}\n{}\n", full(kA100Choice), qk_default));
-  CHECK(contains(emit_tables_json(families), "\"families\": [\n    {\n      \"generated\": \"by exactune tables from "
-                                             "reports/*/*/heuristics.yaml and reports/tables/*/verified_defaults.yaml; "
-                                             "do not edit\",\n      \"format_version\": 1,\n"
-                                             "      \"family\": \"layer_norm_modulate\","));
+  CHECK(contains(emit_tables_json(families),
+                 "\"families\": [\n    {\n      \"generated\": \"by exactune tables from "
+                 "reports/*/*/heuristics.yaml and reports/tables/*/verified_defaults.yaml; "
+                 "do not edit\",\n      \"format_version\": 1,\n"
+                 "      \"family\": \"layer_norm_modulate\","));
 }
 
-TEST_CASE("committed reports/tables/ is what reports/*/*/heuristics.yaml and the records generate", "[tables][committed]") {
+TEST_CASE("committed reports/tables/ is what reports/*/*/heuristics.yaml and the records generate",
+          "[tables][committed]") {
   const fs::path committed = kReports / "tables";
   REQUIRE(fs::is_directory(committed));
   INFO("regenerate with `exactune tables`");
@@ -224,10 +228,9 @@ TEST_CASE("exactune tables writes the tables of every heuristics.yaml under --re
   REQUIRE(read.size() == 3);
   CHECK(read[0].path == (reports / "nvidia-a100-sxm4-80gb" / "layer_norm_modulate" / "heuristics.yaml").string());
   const std::vector<FamilyTables> families = {family_tables(read)};
-  for (const char* name : {"exactune_tables.hpp", "exactune_tables.json",
-                           "layer_norm_modulate/device_name=NVIDIA_A100-SXM4-80GB.json",
-                           "layer_norm_modulate/device_name=NVIDIA_H200.json",
-                           "layer_norm_modulate/device_name=NVIDIA_H800_PCIe.json"}) {
+  for (const char* name :
+       {"exactune_tables.hpp", "exactune_tables.json", "layer_norm_modulate/device_name=NVIDIA_A100-SXM4-80GB.json",
+        "layer_norm_modulate/device_name=NVIDIA_H200.json", "layer_norm_modulate/device_name=NVIDIA_H800_PCIe.json"}) {
     INFO(name);
     CHECK(contains(output, fmt::format("wrote {}\n", (out / name).string())));
   }

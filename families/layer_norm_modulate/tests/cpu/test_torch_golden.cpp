@@ -12,7 +12,6 @@
 // (EXACTUNE_HOST_RSQRTF_TABLE): the CPU's var + eps must land in the window and
 // give torch's rstd, so the variance is checked bit for bit as well.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,17 +21,18 @@
 #include <memory>
 #include <set>
 
+#include <exactune/space.hpp>
+
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
-#include "support/cpu_verification.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
 #include "space/pairwise_cover.hpp"
 #include "space/selection.hpp"
+#include "support/cpu_verification.hpp"
 #include "torch_golden.hpp"
 #include "verify/bf16_compare.hpp"
 #include "verify/verify_stage.hpp"
-#include <exactune/space.hpp>
 
 using namespace exactune;
 using exactune_test::TorchGolden;
@@ -180,9 +180,10 @@ TEST_CASE("the reference reproduces torch's mean, rstd, LayerNorm output and eag
 // every pair of lever values meets torch's bits here. Every variant is verified
 // against the reference on the CPU at a size outside the golden data
 // (test_cpu_exactness.cpp), and at every size it is timed at on the GPU.
-TEST_CASE("a pairwise cover of the valid variants at each golden size reproduces torch's eager chain bit for bit, "
-          "all rows",
-          "[torch_golden]") {
+TEST_CASE(
+    "a pairwise cover of the valid variants at each golden size reproduces torch's eager chain bit for bit, "
+    "all rows",
+    "[torch_golden]") {
   INFO(golden().source);
   RsqrtfTable table;
   std::vector<Shape> shapes;
@@ -202,14 +203,16 @@ TEST_CASE("a pairwise cover of the valid variants at each golden size reproduces
   VerifyStageOptions options;
   options.selection = Selection(pairs);
   options.verify.recorded_inputs = RecordedInputs{
-      [](const Shape&) { return std::vector<InputCase>{{"torch", "torch's own inputs and output"}}; },
+      [](const Shape&) {
+        return std::vector<InputCase>{{"torch", "torch's own inputs and output"}};
+      },
       [](Backend& backend, const SupportKernels& support, const Shape& shape, const InputCase&) {
         const TorchGoldenCase& c = golden().find(shape.name);
         return std::unique_ptr<Workload>(std::make_unique<TorchWorkload>(
             backend, std::make_unique<LayerNormModulateWorkload>(backend, support, shape, golden().inputs(c)), c.out));
       }};
-  const VerifyStageResult result = run_verify_stage(layer_norm_modulate_family(), setup().cpu, setup().support, shapes,
-                                                    setup().cache, options);
+  const VerifyStageResult result =
+      run_verify_stage(layer_norm_modulate_family(), setup().cpu, setup().support, shapes, setup().cache, options);
   CHECK(result.builds.size() == expected_builds);
   CHECK(result.records.size() == pairs.size());
   exactune_test::require_all_exact(layer_norm_modulate_family(), result);

@@ -1,6 +1,7 @@
 #include "torch_golden.hpp"
 
 #include <fmt/format.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
@@ -24,8 +25,8 @@ class CaseReader {
   CaseReader(const std::vector<char>& data, std::size_t offset, std::size_t bytes, std::string where)
       : data_(data), at_(offset), end_(offset + bytes), where_(std::move(where)) {
     if (end_ > data_.size()) {
-      throw exactune::error(fmt::format("{}: bytes {}..{} lie past the data's end ({} bytes)", where_, offset, end_,
-                                        data_.size()));
+      throw exactune::error(
+          fmt::format("{}: bytes {}..{} lie past the data's end ({} bytes)", where_, offset, end_, data_.size()));
     }
   }
   template <class T>
@@ -109,8 +110,8 @@ TorchGolden read_torch_golden(const std::string& dir) {
     const std::string where = fmt::format("{}, case {}", manifest_path, c.name);
     c.hidden = required<int>(node, "hidden", where);
     c.eps = required<double>(node, "eps", where);
-    CaseReader read(data, required<std::size_t>(node, "offset_bytes", where), required<std::size_t>(node, "bytes", where),
-                    where);
+    CaseReader read(data, required<std::size_t>(node, "offset_bytes", where),
+                    required<std::size_t>(node, "bytes", where), where);
     const std::size_t d = static_cast<std::size_t>(c.hidden), b = static_cast<std::size_t>(golden.batch);
     c.x = read.take<std::uint16_t>(rows * d);
     c.shift = read.take<std::uint16_t>(b * d);

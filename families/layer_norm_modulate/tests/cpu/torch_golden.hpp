@@ -19,10 +19,10 @@ struct TorchGoldenCase {
   std::string name;  // e.g. "d2244_o100_a4_e1e-6"
   int hidden = 0;
   double eps = 0;
-  std::vector<std::uint16_t> x, shift, scale;       // bf16 bits; shift/scale: batch * hidden
-  std::vector<std::uint32_t> mean, rstd;            // float32 bits, per row
-  std::vector<std::uint16_t> layer_norm, out;       // bf16 bits, rows * hidden
-  std::vector<std::uint32_t> rsqrt_window;          // rows * window pairs: input bits, rsqrtf bits
+  std::vector<std::uint16_t> x, shift, scale;  // bf16 bits; shift/scale: batch * hidden
+  std::vector<std::uint32_t> mean, rstd;       // float32 bits, per row
+  std::vector<std::uint16_t> layer_norm, out;  // bf16 bits, rows * hidden
+  std::vector<std::uint32_t> rsqrt_window;     // rows * window pairs: input bits, rsqrtf bits
 };
 
 struct TorchGolden {

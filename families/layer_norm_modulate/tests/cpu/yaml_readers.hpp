@@ -8,13 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "store/heuristics_file.hpp"
-#include "store/targets.hpp"
 #include <exactune/shapes.hpp>
+
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
-#include "store/defaults_record.hpp"
-#include "store/sweep_file.hpp"
 #include "shapes/shape_file.hpp"
+#include "store/defaults_record.hpp"
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
+#include "store/targets.hpp"
 
 using YamlReader = std::pair<std::string, std::function<void(const std::string&)>>;
 

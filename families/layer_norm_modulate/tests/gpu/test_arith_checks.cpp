@@ -56,9 +56,10 @@ TEST_CASE("the packed bf16x2 steps and both bf16 roundings agree for every input
 
   std::uint64_t total = 0;
   for (int c = 0; c < kChecks; ++c) total += r.disagreements[c];
-  fmt::print("arith_checks: {} checks over all 2^32 inputs each (bf16 rounding, packed rounding, bf16x2 add, bf16x2 "
-             "mul): {} disagreements\n",
-             kChecks, total);
+  fmt::print(
+      "arith_checks: {} checks over all 2^32 inputs each (bf16 rounding, packed rounding, bf16x2 add, bf16x2 "
+      "mul): {} disagreements\n",
+      kChecks, total);
   for (int c = 0; c < kChecks; ++c) {
     INFO(kCheckNames[c]);
     INFO(fmt::format("{} disagreements; e.g. input {:#010x}: got {:#010x}, expected {:#010x}", r.disagreements[c],

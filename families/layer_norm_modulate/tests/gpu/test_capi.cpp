@@ -16,8 +16,16 @@ TEST_CASE("the C ABI runs the reference and every variant, which agree", "[gpu][
   const Shape shape = modulate_shape("capi", 2, 5, 64, 1e-6, 6);
   const ModulateProblem m = ModulateProblem::of(shape);
   const ModulateInputs in = make_modulate_inputs(shape, modulate_cases(ModulateProblem::of(shape).eps).front(), 11);
-  exactune_problem p{in.x.data(), in.embedding.data(), static_cast<int64_t>(in.embedding.size()), in.scale_offset,
-                     in.shift_offset, m.modulation_stride, m.batch, m.tokens, m.hidden, m.eps};
+  exactune_problem p{in.x.data(),
+                     in.embedding.data(),
+                     static_cast<int64_t>(in.embedding.size()),
+                     in.scale_offset,
+                     in.shift_offset,
+                     m.modulation_stride,
+                     m.batch,
+                     m.tokens,
+                     m.hidden,
+                     m.eps};
   const std::size_t n = static_cast<std::size_t>(shape.rows()) * m.hidden;
   std::vector<uint16_t> out(n), y(n), variant_out(n);
   std::vector<float> mean(shape.rows()), rstd(shape.rows());

@@ -7,13 +7,13 @@
 #include <cstring>
 #include <set>
 
-#include "catch.hpp"
-#include "support/shared_gpu.hpp"
 #include "backends/cpu/cpu_backend.hpp"
+#include "catch.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
-#include "verify/verify_stage.hpp"
 #include "shapes/shape_file.hpp"
+#include "support/shared_gpu.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune {
 namespace {
@@ -72,10 +72,11 @@ TEST_CASE("CPU-run and GPU-run references differ only in rows whose rstd differs
       rstd_rows += static_cast<std::int64_t>(rstd_differs.size());
     }
   }
-  fmt::print("cpu_vs_gpu: {} rows, {} elements over {} shapes x {} cases: rstd differs in {} rows; {} elements differ "
-             "(output or LayerNorm), {} of them in rows whose rstd agrees; mean differs in {} rows\n",
-             rows, elements, defaults.shapes.size(), modulate_cases(1e-6).size(), rstd_rows, differing_elements,
-             untraced, mean_rows);
+  fmt::print(
+      "cpu_vs_gpu: {} rows, {} elements over {} shapes x {} cases: rstd differs in {} rows; {} elements differ "
+      "(output or LayerNorm), {} of them in rows whose rstd agrees; mean differs in {} rows\n",
+      rows, elements, defaults.shapes.size(), modulate_cases(1e-6).size(), rstd_rows, differing_elements, untraced,
+      mean_rows);
   CHECK(untraced == 0);
   CHECK(mean_rows == 0);
 }

@@ -11,13 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
-#include "support/shared_gpu.hpp"
+#include <exactune/error.hpp>
+
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
-#include <exactune/error.hpp>
 #include "backends/gpu/gpu_backend.hpp"
 #include "backends/gpu/gpu_timing_primitives.hpp"
+#include "catch.hpp"
+#include "support/shared_gpu.hpp"
 
 namespace exactune {
 namespace {
@@ -46,7 +47,7 @@ std::vector<char> compile_test_cubin() {
   nvrtcProgram program = nullptr;
   REQUIRE(nvrtcCreateProgram(&program, kTestKernelSource, "test_kernels.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
   const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(&program,
-                                                                      [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+                                                                     [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   const std::string arch = "-arch=" + gpu().target();  // a real architecture, so NVRTC emits a cubin
   const char* options[] = {arch.c_str()};
   if (nvrtcCompileProgram(program, 1, options) != NVRTC_SUCCESS) {
@@ -157,9 +158,9 @@ TEST_CASE("dynamic shared memory above 48 KiB is opted into on launch", "[gpu]")
   int opt_in_limit = 0;
   CUdevice device = 0;
   check(cuda_driver().cuDeviceGet(&device, 0), "cuDeviceGet");
-  check(cuda_driver().cuDeviceGetAttribute(&opt_in_limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                           device),
-        "cuDeviceGetAttribute");
+  check(
+      cuda_driver().cuDeviceGetAttribute(&opt_in_limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device),
+      "cuDeviceGetAttribute");
   constexpr unsigned shared_bytes = 64 * 1024;
   // Every GPU exactune serves (sm_80 on) can: 163 KiB on an A100, 227 KiB on an H100 or H200.
   REQUIRE(opt_in_limit >= static_cast<int>(shared_bytes));
@@ -241,8 +242,9 @@ TEST_CASE("a capture that fails is ended, and the stream stays usable", "[gpu]")
   DeviceAddress counter_address = counter.address();
   void* args[] = {&counter_address};
 
-  const std::string message =
-      error_message([&] { GpuGraph broken(gpu(), [&] { gpu().launch(*add_one, LaunchGeometry{{1}, {4096}}, args); }); });
+  const std::string message = error_message([&] {
+    GpuGraph broken(gpu(), [&] { gpu().launch(*add_one, LaunchGeometry{{1}, {4096}}, args); });
+  });
   CHECK(contains(message, "test_add_one"));
 
   gpu().launch(*add_one, LaunchGeometry{{1}, {1}}, args);

@@ -3,15 +3,16 @@
 // vectorized kernel are refused instead of compared.
 #include <fmt/format.h>
 
-#include "catch.hpp"
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
-#include "support/shared_gpu.hpp"
+
+#include "catch.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_workload.hpp"
+#include "shapes/shape_file.hpp"
+#include "support/shared_gpu.hpp"
 #include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
-#include "shapes/shape_file.hpp"
 
 namespace exactune {
 namespace {
@@ -97,7 +98,8 @@ TEST_CASE("a misaligned x is refused, not compared", "[gpu][verify]") {
   LayerNormModulateWorkload eight_aligned(shared_gpu(), support, shape, inputs, /*x_offset_bytes=*/8);
   const Variant v16 = valid_variants(family, shape.size).back();
   REQUIRE(LayerNormModulateConfig::from(v16).vector_bytes == 16);
-  const CompileOutcome compiled = compile_all({family.variant_request(v16, shape.size, shared_gpu().target())}, cache)[0];
+  const CompileOutcome compiled =
+      compile_all({family.variant_request(v16, shape.size, shared_gpu().target())}, cache)[0];
   REQUIRE(compiled.ok);
   const auto kernel = shared_gpu().load(compiled.kernel);
   CHECK_THROWS_AS(eight_aligned.launch_variant(*kernel, v16), input_error);

@@ -50,8 +50,16 @@ struct Problem {
         reference(in.x.size()),
         x(in.x.size() * 2),
         embedding(in.embedding.size() * 2) {
-    const exactune_problem p{in.x.data(), in.embedding.data(), static_cast<int64_t>(in.embedding.size()),
-                             in.scale_offset, in.shift_offset, m.modulation_stride, m.batch, m.tokens, m.hidden, m.eps};
+    const exactune_problem p{in.x.data(),
+                             in.embedding.data(),
+                             static_cast<int64_t>(in.embedding.size()),
+                             in.scale_offset,
+                             in.shift_offset,
+                             m.modulation_stride,
+                             m.batch,
+                             m.tokens,
+                             m.hidden,
+                             m.eps};
     INFO(exactune_last_error());
     REQUIRE(exactune_reference(&p, reference.data(), nullptr, nullptr, nullptr) == 0);
     check(cuda_driver().cuMemcpyHtoD(x.address, in.x.data(), in.x.size() * 2), "cuMemcpyHtoD");

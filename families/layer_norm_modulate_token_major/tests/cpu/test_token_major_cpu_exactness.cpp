@@ -6,11 +6,12 @@
 
 #include <set>
 
-#include "catch.hpp"
-#include "support/cpu_verification.hpp"
-#include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
-#include "verify/verify_stage.hpp"
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
+#include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
+#include "support/cpu_verification.hpp"
+#include "verify/verify_stage.hpp"
 
 using namespace exactune;
 
@@ -89,7 +90,8 @@ TEST_CASE("every lanes variant is bit-exact on the CPU, in whole runs and a toke
 
 TEST_CASE("every row plan of a tile variant is bit-exact on the CPU", "[token_major_cpu_exactness]") {
   const VerifyStageResult result = verify_on_cpu({{72, 19}, {2240, 11, 1}}, "tile16_swizzled_n8_*");
-  CHECK(result.builds.size() == valid_with_prefix(72, "tile16_swizzled_n8_") + valid_with_prefix(2240, "tile16_swizzled_n8_"));
+  CHECK(result.builds.size() ==
+        valid_with_prefix(72, "tile16_swizzled_n8_") + valid_with_prefix(2240, "tile16_swizzled_n8_"));
   CHECK(variants_of(result).size() >= 20);
   require_all_exact(result);
 }
@@ -108,8 +110,7 @@ TEST_CASE("the copy variants of four warps are bit-exact on the CPU", "[token_ma
 // tiles of 8 tokens never see it; swizzled tiles of 16 and 32 always do.
 TEST_CASE("a swizzle that the tile's reads and writes disagree on is caught, where it can show",
           "[token_major_cpu_exactness]") {
-  const VerifyStageResult result =
-      verify_on_cpu({{72, 64}}, "tile*_n8_w4_r1_v8_late", {"EXACTUNE_PLANTED_FAULT=8"});
+  const VerifyStageResult result = verify_on_cpu({{72, 64}}, "tile*_n8_w4_r1_v8_late", {"EXACTUNE_PLANTED_FAULT=8"});
   std::set<std::string> caught, passed;
   for (const VerifyRecord& r : result.records) {
     if (r.disposition == Disposition::incorrect) {

@@ -7,15 +7,16 @@
 
 #include <set>
 
+#include <exactune/family_registry.hpp>
+#include <exactune/shapes.hpp>
+#include <exactune/space.hpp>
+
 #include "catch.hpp"
-#include "support/axis_table_round_trip.hpp"
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_workload.hpp"
 #include "shapes/shape_file.hpp"
-#include <exactune/family_registry.hpp>
-#include <exactune/shapes.hpp>
-#include <exactune/space.hpp>
+#include "support/axis_table_round_trip.hpp"
 
 using namespace exactune;
 
@@ -52,8 +53,9 @@ TEST_CASE("the in-place reads instantiate their templates with the variant's val
   // The tile kernel counts aten vectors per row load and 4-byte words per token load.
   const CompileRequest tile = request("tile16_swizzled_n8_w4_r1_v8_late");
   CHECK(tile.main_file == "families/layer_norm_modulate_token_major/kernels/token_major_layer_norm_modulate.cuh");
-  CHECK(tile.name_expression == "&exactune_kernels::token_major_layer_norm_modulate<2240, 4, 1, 1, "
-                                "exactune_kernels::modulation_late, 16, exactune_kernels::tile_swizzled, 2>");
+  CHECK(tile.name_expression ==
+        "&exactune_kernels::token_major_layer_norm_modulate<2240, 4, 1, 1, "
+        "exactune_kernels::modulation_late, 16, exactune_kernels::tile_swizzled, 2>");
   // The lanes kernel takes the threads that share a lane and each one's tokens.
   const CompileRequest lanes = request("lanes8x2_n8_w8_early");
   CHECK(lanes.main_file == "families/layer_norm_modulate_token_major/kernels/token_major_lanes.cuh");
@@ -123,11 +125,16 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
     CHECK(!c.valid());
   }
   CHECK(tile32 > 0);
-  const TokenMajorConfig swizzled = TokenMajorConfig::decode({{"read", "tile"}, {"num_warps", "4"},
-                                                                {"rows_per_cta", "1"}, {"vector_bytes", "8"},
-                                                                {"modulation", "late"}, {"grid", "full"},
-                                                                {"tile_tokens", "16"}, {"tile_layout", "swizzled"},
-                                                                {"token_bytes", "8"}, {"tiles_per_cta", "1"}});
+  const TokenMajorConfig swizzled = TokenMajorConfig::decode({{"read", "tile"},
+                                                              {"num_warps", "4"},
+                                                              {"rows_per_cta", "1"},
+                                                              {"vector_bytes", "8"},
+                                                              {"modulation", "late"},
+                                                              {"grid", "full"},
+                                                              {"tile_tokens", "16"},
+                                                              {"tile_layout", "swizzled"},
+                                                              {"token_bytes", "8"},
+                                                              {"tiles_per_cta", "1"}});
   // Rows rounded up to whole groups of eight 16-byte units: 2240 -> 2240, 72 -> 128.
   CHECK(swizzled.tile_bytes(2240) == 16 * 2240 * 2);
   CHECK(swizzled.tile_bytes(72) == 16 * 128 * 2);
@@ -139,11 +146,16 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
 
 TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, over its tiles' tokens",
           "[token_major_space]") {
-  const TokenMajorConfig lanes = TokenMajorConfig::decode({{"read", "lanes"}, {"num_warps", "8"},
-                                                             {"rows_per_cta", "1"}, {"vector_bytes", "8"},
-                                                             {"modulation", "early"}, {"grid", "full"},
-                                                             {"tile_tokens", "8"}, {"tile_layout", "padded"},
-                                                             {"token_bytes", "8"}, {"tiles_per_cta", "2"}});
+  const TokenMajorConfig lanes = TokenMajorConfig::decode({{"read", "lanes"},
+                                                           {"num_warps", "8"},
+                                                           {"rows_per_cta", "1"},
+                                                           {"vector_bytes", "8"},
+                                                           {"modulation", "early"},
+                                                           {"grid", "full"},
+                                                           {"tile_tokens", "8"},
+                                                           {"tile_layout", "padded"},
+                                                           {"token_bytes", "8"},
+                                                           {"tiles_per_cta", "2"}});
   CHECK(lanes.run_threads() == 2);
   CHECK(lanes.cta_tokens() == 16);
   // The staged next tile: 5 rounds of 4 channels, a run of 8 bytes for each of 256 threads.
@@ -155,10 +167,16 @@ TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, 
   TokenMajorConfig one_tile = lanes;
   one_tile.tiles_per_cta = 1;
   CHECK(one_tile.tile_bytes(2240) == 0);
-  CHECK(family().variant_name({
-            {"read", "lanes"}, {"num_warps", "8"}, {"rows_per_cta", "1"}, {"vector_bytes", "8"},
-            {"modulation", "early"}, {"grid", "full"}, {"tile_tokens", "8"}, {"tile_layout", "padded"},
-            {"token_bytes", "8"}, {"tiles_per_cta", "2"}}) == "lanes8x2_n8_w8_early");
+  CHECK(family().variant_name({{"read", "lanes"},
+                               {"num_warps", "8"},
+                               {"rows_per_cta", "1"},
+                               {"vector_bytes", "8"},
+                               {"modulation", "early"},
+                               {"grid", "full"},
+                               {"tile_tokens", "8"},
+                               {"tile_layout", "padded"},
+                               {"token_bytes", "8"},
+                               {"tiles_per_cta", "2"}}) == "lanes8x2_n8_w8_early");
   // Every valid lanes variant at Sana's hidden: warps follow the sharing, a
   // thread holds no more than 96 registers of x, and the staged tile fits in
   // the 227 KiB of shared memory a CTA may hold.

@@ -7,15 +7,15 @@
 #include <string>
 
 #include <exactune/error.hpp>
+#include <exactune/family_registry.hpp>
 
 #include "catch.hpp"
-#include "store/heuristics_file.hpp"
 #include "choose/chooser.hpp"
 #include "layer_norm_modulate_token_major/layer_norm_modulate_token_major_family.hpp"
 #include "report/summary_report.hpp"
-#include "store/sweep_file.hpp"
 #include "store/heuristics.hpp"
-#include <exactune/family_registry.hpp>
+#include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
 
 using namespace exactune;
 
@@ -103,7 +103,8 @@ TEST_CASE("a hand-made token-major table that chooses a copy variant is refused 
     } catch (const error& e) {
       const std::string what = e.what();
       CHECK(what.rfind("hand.yaml:", 0) == 0);
-      CHECK(what.find("variant " + copy->variant + " is never chosen by family layer_norm_modulate_token_major's "
+      CHECK(what.find("variant " + copy->variant +
+                      " is never chosen by family layer_norm_modulate_token_major's "
                       "tables: a copy variant needs a buffer") != std::string::npos);
     }
   }

@@ -6,11 +6,12 @@
 
 #include <set>
 
-#include "catch.hpp"
-#include "support/cpu_verification.hpp"
-#include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
-#include "verify/verify_stage.hpp"
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
+#include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
+#include "support/cpu_verification.hpp"
+#include "verify/verify_stage.hpp"
 
 using namespace exactune;
 

@@ -1,10 +1,11 @@
 // The q/k family's space: its axis table carries every value of every axis
 // through name, params and compile request, and a request instantiates the
 // fused template with the variant's values, spelled as the template takes them.
-#include "catch.hpp"
-#include "support/axis_table_round_trip.hpp"
-#include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
 #include <exactune/space.hpp>
+
+#include "catch.hpp"
+#include "qk_head_layer_norm/qk_head_layer_norm_family.hpp"
+#include "support/axis_table_round_trip.hpp"
 
 using namespace exactune;
 
