@@ -151,11 +151,8 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
     const Configuration row_plan = contiguous().global_default();
     std::vector<Param> params;
     for (const Axis& axis : axes()) {
-      std::string value = axis.values.front();
-      for (const Param& p : row_plan.params) {
-        if (p.axis == axis.name) value = p.value;
-      }
-      params.push_back({axis.name, value});
+      const std::string* planned = find_param(row_plan.params, axis.name);
+      params.push_back({axis.name, planned ? *planned : axis.values.front()});
     }
     return {variant_name(params), params};
   }

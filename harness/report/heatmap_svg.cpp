@@ -50,10 +50,8 @@ using CellKey = std::tuple<std::string, std::string, std::string>;  // panel val
 // A variant's value of `axis`: "" for no axis (a single panel), none when the variant lacks it.
 std::optional<std::string> param_value(const std::vector<Param>& params, const std::string& axis) {
   if (axis.empty()) return std::string();
-  for (const Param& p : params) {
-    if (p.axis == axis) return p.value;
-  }
-  return std::nullopt;
+  const std::string* value = find_param(params, axis);
+  return value ? std::optional<std::string>(*value) : std::nullopt;
 }
 
 // The axes a cell does not show by its position, e.g. "v16 registers": numbers

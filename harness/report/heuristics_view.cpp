@@ -147,9 +147,7 @@ const AxisForm& form_of(const std::vector<AxisForm>& forms, const SizeFallback& 
 }
 
 const std::string& value_of(const Configuration& c, const std::string& axis) {
-  for (const Param& p : c.params) {
-    if (p.axis == axis) return p.value;
-  }
+  if (const std::string* value = find_param(c.params, axis)) return *value;
   throw error(fmt::format("variant {} has no value for axis {}", c.variant, axis));
 }
 

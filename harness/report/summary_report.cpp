@@ -233,15 +233,13 @@ std::string axis_effects_section(const SweepResults& r, const KernelFamily& fami
       for (const VariantResult& v : s.variants) {
         const std::optional<Timing>& t = v.timing(regime);
         // A variant whose part of the space holds the axis fixed says nothing of what its values are worth.
-        if (!t || !family.axis_applies(axis, v.params)) continue;
-        for (const Param& p : v.params) {
-          if (p.axis != axis) continue;
-          auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == p.value; });
-          if (it == best.end())
-            best.emplace_back(p.value, t->median_us);
-          else
-            it->second = std::min(it->second, t->median_us);
-        }
+        const std::string* value = find_param(v.params, axis);
+        if (!t || !value || !family.axis_applies(axis, v.params)) continue;
+        auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == *value; });
+        if (it == best.end())
+          best.emplace_back(*value, t->median_us);
+        else
+          it->second = std::min(it->second, t->median_us);
       }
       std::string cell;
       for (const auto& [value, us] : best) cell += fmt::format("{}{}: {:.2f}", cell.empty() ? "" : ", ", value, us);

@@ -160,13 +160,11 @@ std::size_t AxisTable::row_index(const std::string& axis) const {
 std::size_t AxisTable::value_index(std::size_t row, const std::vector<Param>& params) const {
   const Axis& axis = rows_[row].axis;
   // Params come in the table's order; any order is read.
-  const Param* given = row < params.size() && params[row].axis == axis.name ? &params[row] : nullptr;
-  for (std::size_t i = 0; given == nullptr && i < params.size(); ++i) {
-    if (params[i].axis == axis.name) given = &params[i];
-  }
+  const std::string* given =
+      row < params.size() && params[row].axis == axis.name ? &params[row].value : find_param(params, axis.name);
   if (given == nullptr) refuse(fmt::format("no value for axis '{}'", axis.name));
-  const auto it = std::find(axis.values.begin(), axis.values.end(), given->value);
-  if (it == axis.values.end()) refuse(fmt::format("axis '{}' has no value '{}'", axis.name, given->value));
+  const auto it = std::find(axis.values.begin(), axis.values.end(), *given);
+  if (it == axis.values.end()) refuse(fmt::format("axis '{}' has no value '{}'", axis.name, *given));
   return static_cast<std::size_t>(it - axis.values.begin());
 }
 

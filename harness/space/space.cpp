@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include <exactune/error.hpp>
@@ -7,10 +8,13 @@
 
 namespace exactune {
 
+const std::string* find_param(const std::vector<Param>& params, std::string_view axis) {
+  const auto found = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.axis == axis; });
+  return found == params.end() ? nullptr : &found->value;
+}
+
 const std::string& Variant::param(const std::string& axis) const {
-  for (const Param& p : params) {
-    if (p.axis == axis) return p.value;
-  }
+  if (const std::string* value = find_param(params, axis)) return *value;
   throw error(fmt::format("variant {} has no axis '{}'", name, axis));
 }
 

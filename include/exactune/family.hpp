@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <exactune/compile_request.hpp>
@@ -47,6 +48,10 @@ struct Param {
 
   friend bool operator==(const Param&, const Param&) = default;
 };
+
+// The value `params` give `axis`; nullptr when they give none. The one lookup of
+// an axis's value: every other (Variant::param, the reports, the tables) asks it.
+const std::string* find_param(const std::vector<Param>& params, std::string_view axis);
 
 struct Variant {
   std::string name;  // stable and readable, e.g. "w4_r2_peeled_v16_reload"
