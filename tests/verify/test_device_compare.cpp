@@ -4,7 +4,8 @@
 // compare_bf16 does over downloaded outputs; the host atomics it relies on must
 // be atomic across the OS threads that run a grid's blocks; and the verifier
 // built on it must report an incorrect variant in the very words it used when
-// it downloaded whole outputs.
+// it downloaded whole outputs, shown with the toy family's right variant and
+// its planted_wrong one (tests/toy_family).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,9 +21,9 @@
 #include "catch.hpp"
 #include "compile/compile_cache.hpp"
 #include "compile/compiler.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "shapes/shape_file.hpp"
 #include "space/compile_plan.hpp"
-#include "util/name_glob.hpp"
+#include "toy_family/toy_family.hpp"
 #include "verify/bf16_compare.hpp"
 #include "verify/device_compare.hpp"
 #include "verify/verify_stage.hpp"
@@ -217,27 +218,28 @@ TEST_CASE("the host atomics are atomic across the OS threads that run a grid's b
 
 TEST_CASE("the verifier reports a planted fault's record exactly as a comparison of the downloaded outputs words it",
           "[device_compare]") {
-  const KernelFamily& family = layer_norm_modulate_family();
-  // Two batches of 64 tokens: a reordered combine changes a rounding in only some rows.
-  const Shape shape = modulate_shape("device-compare-d2240", 2, 64, 2240, 1e-6, 6);
-  const std::vector<Variant> variants = valid_variants(family, 2240);
-  const auto planted = std::find_if(variants.begin(), variants.end(),
-                                    [](const Variant& v) { return name_matches(v.name, "w*_r1_*_late_*_full"); });
-  REQUIRE(planted != variants.end());
-  const std::string variant = planted->name;
+  const KernelFamily& family = exactune_test::toy_family();
+  // The right variant and the one wrong in the last element of every row: a
+  // passed record and an incorrect one.
+  const Shape shape =
+      parse_shapes(family, "shapes:\n  - {name: device-compare, model: toy, rows: 5, length: 64}\n", "t.yaml")
+          .shapes.at(0);
   CpuBackend backend(2);
   const SupportKernels support = load_support_kernels(family, backend, cache());
   VerifyStageOptions options;
-  options.variant_glob = variant;
-  options.variant_defines = {"EXACTUNE_PLANTED_FAULT=1"};
+  options.variant_glob = "t32_*";
   const VerifyStageResult result = run_verify_stage(family, backend, support, {shape}, cache(), options);
-  REQUIRE(result.builds.size() == 1);
-  REQUIRE(result.builds[0].outcome.ok);
-  const auto kernel = backend.load(result.builds[0].outcome.kernel);
-  std::size_t incorrect = 0;
+  REQUIRE(result.builds.size() == 2);
+  REQUIRE(result.records.size() == 2);
+  std::size_t passed = 0, incorrect = 0;
   for (const VerifyRecord& r : result.records) {
     INFO(r.variant << " " << r.input_case << ": " << r.message);
     REQUIRE(r.disposition != Disposition::failed);
+    const auto build = std::find_if(result.builds.begin(), result.builds.end(),
+                                    [&](const VariantBuild& b) { return b.variant.name == r.variant; });
+    REQUIRE(build != result.builds.end());
+    REQUIRE(build->outcome.ok);
+    const auto kernel = backend.load(build->outcome.kernel);
     // The same run again, compared on the host over both whole outputs.
     const std::vector<InputCase> cases = family.input_cases(shape);
     const auto c =
@@ -247,12 +249,13 @@ TEST_CASE("the verifier reports a planted fault's record exactly as a comparison
         family.make_workload(backend, support, shape, *c, case_seed(options.verify.seed, shape.name, c->name));
     w->launch_reference();
     w->poison_output();
-    w->launch_variant(*kernel, result.builds[0].variant);
+    w->launch_variant(*kernel, build->variant);
     const std::vector<std::uint16_t> expected = w->download_reference_output();
     const ComparisonResult host = compare_bf16(expected, w->download_output(), w->row_length());
     CHECK(r.mismatches == host.mismatches);
     check_same_mismatch(r.first_mismatch, host.first);
     if (host.exact()) {
+      ++passed;
       CHECK(r.disposition == Disposition::passed);
       CHECK(r.message.empty());
       continue;
@@ -262,5 +265,6 @@ TEST_CASE("the verifier reports a planted fault's record exactly as a comparison
     CHECK(r.message == fmt::format("{} of {} elements differ; first at {}", host.mismatches, expected.size(),
                                    describe(*host.first)));
   }
-  CHECK(incorrect > 0);
+  CHECK(passed == 1);
+  CHECK(incorrect == 1);
 }

@@ -4,7 +4,8 @@
 // rebuilt and never used, a cubin shared by a batch of kernels included; what
 // a killed run left in the cache is removed when the next host build starts,
 // what a running one holds is not; and a compiler started by exactune dies
-// with it.
+// with it. The kernels are the core's and the toy family's (tests/toy_family);
+// verify --cpu runs on the CLI's default family (support/cli_family.hpp).
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -28,8 +29,10 @@
 #include "compile/compiler.hpp"
 #include "compile/host/host_compiler.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "support/cli_family.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
+#include "support/toy_batch.hpp"
 #include "util/subprocess.hpp"
 
 namespace {
@@ -202,17 +205,9 @@ TEST_CASE(
     const Damage& damage = kDamages[d];
     INFO("the shared .cubin " << damage.what);
     // Three kernels of one template: one NVRTC program, one cubin, three
-    // entries. A program of its own per damage (the define): the H200
-    // machine's NVRTC reports ptxas figures for a process's first compile of a
-    // program only, and a kernel without them is not cached.
-    std::vector<CompileRequest> batch;
-    for (const char* kernel : {"eager_one_plus", "eager_scale", "eager_shift"}) {
-      batch.push_back({kernel,
-                       "families/layer_norm_modulate/kernels/eager_chain.cuh",
-                       fmt::format("&exactune_kernels::{}", kernel),
-                       "sm_90",
-                       {fmt::format("EXACTUNE_CACHE_INTEGRITY_BATCH_TEST={}_{}", ::getpid(), d)}});
-    }
+    // entries. A program of its own per damage (the define).
+    const std::vector<CompileRequest> batch =
+        exactune_test::toy_batch(3, fmt::format("EXACTUNE_CACHE_INTEGRITY_BATCH_TEST={}_{}", ::getpid(), d));
     const std::vector<CompileOutcome> original = compile_nvrtc_batch(batch, cache);
     for (const CompileOutcome& o : original) {
       INFO(o.log);
@@ -250,15 +245,11 @@ TEST_CASE(
     "says so once per library",
     "[cache_integrity]") {
   ScratchDirectory scratch("verify-cache");
-  const fs::path shapes = scratch.path() / "shapes.yaml";
-  write_file(shapes,
-             "shapes:\n  - {name: tiny, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
-             "modulation_rows: 6}\n");
+  const fs::path shapes = exactune_test::write_cli_shapes(scratch.path(), {exactune_test::cli_shape("tiny", 64)});
   const fs::path cache = scratch.path() / "cache";
-  const std::string verify = fmt::format(
-      "verify --family layer_norm_modulate --cpu --shapes '{}' --cache-dir '{}' --rows 1 --no-table "
-      "--variants 'w1_r1_predicated_v8_reload_rcp_late_f32_full'",
-      shapes.string(), cache.string());
+  const std::string verify =
+      fmt::format("verify --cpu --shapes '{}' --cache-dir '{}' --rows 1 --no-table --variants '{}'", shapes.string(),
+                  cache.string(), exactune_test::cli_variant());
   const CliResult first = run_cli(verify);
   INFO(first.output);
   REQUIRE(first.exit_code == 0);

@@ -1,6 +1,7 @@
 // Test-only kernels that pin down the CUDA semantics kernel_templates/host_cuda.hpp
 // offers and its simulator (host_cuda_simulator.hpp) carries out on the CPU
-// (tests/cpu/test_host_exec.cpp). Each is as small as the property it proves.
+// (tests/compile/host/test_host_exec.cpp). Each is as small as the property it
+// proves.
 #pragma once
 
 namespace host_kernel_tests {

@@ -2,7 +2,8 @@
 // failed or hung record each while every other variant keeps its own; a run
 // killed with SIGKILL takes its worker with it and completes with --resume,
 // with the records of an uninterrupted run; the journal keeps what it must and
-// refuses what it must.
+// refuses what it must. The runs are the CLI's (supervision restarts the
+// command's own process), on its default family (support/cli_family.hpp).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -19,11 +20,14 @@
 #include <vector>
 
 #include <exactune/error.hpp>
+#include <exactune/shapes.hpp>
 
 #include "catch.hpp"
 #include "supervise/journal.hpp"
+#include "support/cli_family.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,14 +49,24 @@ std::size_t lines_of(const fs::path& path) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// Two small shapes with a 6-row embedding: many runs, each quick on the CPU.
-fs::path small_shapes(const fs::path& folder) {
-  const fs::path file = folder / "shapes.yaml";
-  write_file(file,
-             "shapes:\n"
-             "  - {name: iso-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
-             "  - {name: iso-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
-  return file;
+// `count` small shapes at two sizes, and the runs of one variant over them
+// (one per input case): many runs, each quick on the CPU.
+struct SmallShapes {
+  fs::path file;
+  std::size_t runs = 0;
+};
+
+SmallShapes small_shapes(const fs::path& folder, int count) {
+  const exactune::KernelFamily& family = exactune_test::cli_family();
+  std::vector<exactune::Shape> shapes;
+  SmallShapes made;
+  for (int i = 0; i < count; ++i) {
+    const int size = i % 2 ? 128 : 64;
+    shapes.push_back(exactune_test::cli_shape(fmt::format("iso-{}-{}", i, size), size));
+    made.runs += family.input_cases(exactune::first_rows(family, shapes.back(), 1)).size();
+  }
+  made.file = exactune_test::write_cli_shapes(folder, shapes);
+  return made;
 }
 
 // The table's lines, which name every (shape, variant) and its result.
@@ -65,8 +79,6 @@ std::vector<std::string> table_rows(const std::string& output) {
   return rows;
 }
 
-const char* kVariants = "w1_r1_peeled_v16_registers_fold_early_*";
-
 // The journal's own mechanism, apart from what any command's records hold.
 const exactune::RecordCheck any_record = [](const std::string&, const nlohmann::json&) {};
 
@@ -76,14 +88,15 @@ TEST_CASE(
     "planted host kernels that trap, write out of bounds or spin get failed and hung records; the real "
     "variants keep their own") {
   ScratchDirectory folder("isolation-planted");
+  const SmallShapes shapes = small_shapes(folder.path(), 2);
   const CliResult r = run_cli(
       fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}' --plant-crash "
                   "trap,out-of-bounds,spin --deadline 2 --journal {}",
-                  small_shapes(folder.path()).string(), kVariants, (folder.path() / "verify.journal").string()));
+                  shapes.file.string(), exactune_test::cli_variant(), (folder.path() / "verify.journal").string()));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   const std::vector<std::string> rows = table_rows(r.output);
-  REQUIRE(rows.size() == 2 * 7);  // 4 real variants and 3 planted ones per shape
+  REQUIRE(rows.size() == 2 * 4);  // the real variant and 3 planted copies per shape
   for (const std::string& row : rows) {
     if (contains(row, ".planted-trap")) {
       CHECK(contains(row, "the worker died of SIGILL"));
@@ -95,20 +108,22 @@ TEST_CASE(
       CHECK(contains(row, "exact"));
     }
   }
-  CHECK(contains(r.output, "64 passed, 0 incorrect, 6 failed, 42 not run"));  // a crashed variant runs no other case
-  CHECK_FALSE(fs::exists(folder.path() / "verify.journal"));                  // a finished run keeps no journal
+  // A crashed variant runs no other case.
+  CHECK(contains(r.output,
+                 fmt::format("{} passed, 0 incorrect, 6 failed, {} not run", shapes.runs, 3 * shapes.runs - 6)));
+  CHECK_FALSE(fs::exists(folder.path() / "verify.journal"));  // a finished run keeps no journal
 }
 
 TEST_CASE(
     "a verify --cpu killed with SIGKILL halfway leaves no worker behind and completes with --resume, with "
     "the records of an uninterrupted run") {
   ScratchDirectory folder("isolation-resume");
-  const fs::path shapes = small_shapes(folder.path());
-  const std::string selection =
-      fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}'", shapes.string(), kVariants);
+  const SmallShapes shapes = small_shapes(folder.path(), 8);
+  const std::string selection = fmt::format("verify --cpu --rows 1 --shapes {} --variants '{}'", shapes.file.string(),
+                                            exactune_test::cli_variant());
   const CliResult uninterrupted = run_cli(selection + " --journal " + (folder.path() / "whole.journal").string());
   REQUIRE(uninterrupted.exit_code == 0);
-  const std::size_t runs = 2 * 8 * 4;  // shapes x cases x variants
+  const std::size_t runs = shapes.runs;
 
   const fs::path journal = folder.path() / "killed.journal";
   const pid_t pid = ::fork();
