@@ -198,7 +198,7 @@ TEST_CASE("a kernel compiled in a batch is a cache hit when asked for alone late
   }
 }
 
-TEST_CASE("one broken kernel of a batch fails alone with its own log; the others of the batch compile") {
+TEST_CASE("one broken kernel of a batch fails alone with its own log, the others of the batch compile") {
   ScratchDirectory scratch("broken-batch-cache");
   const CompileCache cache(scratch.path());
   std::vector<CompileRequest> batch = batch_of(3, "d");

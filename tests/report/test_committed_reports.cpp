@@ -3,9 +3,13 @@
 // the folder byte for byte, and `exactune tables` regenerates reports/tables/.
 // A committed file that the commands no longer write (a heatmap of a renamed
 // shape, say) is stale and fails too; the hand-written inputs beside a sweep
-// (targets.yaml, harness_speed.json, NOTES.md) are read, not generated.
+// (targets.yaml, harness_speed.json, NOTES.md) are read, not generated. The
+// same in-process: each header and JSON is what its heuristics.yaml and its
+// family's record of verified defaults generate, and reports/tables/ is what
+// every heuristics.yaml and record generate, with a record for every family.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,6 +18,11 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "report/heuristics_emitter.hpp"
+#include "report/report_writer.hpp"
+#include "store/defaults_record.hpp"
+#include "store/family_tables.hpp"
+#include "store/heuristics_file.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -92,4 +101,48 @@ TEST_CASE("the committed tables of every GPU regenerate byte for byte from the c
   }
   CHECK_FALSE(records.empty());
   check_regenerated(out.path(), kReports / "tables", records, command);
+}
+
+TEST_CASE("committed reports: each header and JSON is what its heuristics.yaml and record generate", "[committed]") {
+  int checked = 0;
+  for (const fs::directory_entry& gpu : fs::directory_iterator(kReports)) {
+    if (!gpu.is_directory()) continue;
+    for (const fs::directory_entry& entry : fs::directory_iterator(gpu.path())) {
+      const fs::path yaml = entry.path() / "heuristics.yaml";
+      if (!fs::is_regular_file(yaml)) continue;
+      INFO(yaml.string() << ": regenerate with `exactune emit-header --from " << yaml.string() << "`");
+      exactune::FamilyTables tables = exactune::family_tables(exactune::load_heuristics_file(yaml.string()));
+      exactune::read_defaults_record(tables, exactune::tables_dir_of(yaml));
+      CHECK(tables.defaults_record.has_value());
+      CHECK(bytes_of(entry.path() / exactune::kHeuristicsHeaderFile) == exactune::emit_header(tables));
+      CHECK(bytes_of(entry.path() / exactune::kHeuristicsJsonFile) == exactune::emit_json(tables));
+      ++checked;
+    }
+  }
+  INFO("reports/*/*/heuristics.yaml under " << kReports.string());
+  CHECK(checked > 0);
+}
+
+TEST_CASE("committed reports/tables/ is what reports/*/*/heuristics.yaml and the records generate", "[committed]") {
+  const fs::path committed = kReports / "tables";
+  REQUIRE(fs::is_directory(committed));
+  INFO("regenerate with `exactune tables`");
+  std::vector<exactune::FamilyTables> families = exactune::tables_by_family(exactune::load_swept_heuristics(kReports));
+  // Each family's record of verified defaults is an input (exactune verify-defaults writes it), not an output.
+  std::vector<fs::path> generated;
+  for (exactune::FamilyTables& t : families) {
+    exactune::read_defaults_record(t, committed);
+    CHECK(t.defaults_record.has_value());
+    generated.push_back(exactune::defaults_record_path(t.family));
+  }
+  for (const exactune::GeneratedFile& f : exactune::tables_files(families)) {
+    INFO(f.path.string());
+    CHECK(bytes_of(committed / f.path) == f.text);
+    generated.push_back(f.path);
+  }
+  // And nothing else: a file of a GPU or family no longer swept would mislead.
+  for (const fs::path& relative : files_below(committed)) {
+    INFO(relative.string() << " is not generated any more: remove it");
+    CHECK(std::find(generated.begin(), generated.end(), relative) != generated.end());
+  }
 }

@@ -1,9 +1,9 @@
 // The shape-file reader (shapes/shape_file.hpp), generic over families: it
 // checks a file's structure, keys, types and names, fills in defaults, hands
 // each value to the family to judge, and points every error at its file and
-// line. Shown with the toy family's parameters (tests/toy_family) and two kinds
-// the toy lacks, a real number and an integer with a default, which a fixture
-// family adds. A family's own parameter rules and default set are its tests
+// line. Shown with the toy family's parameters (tests/toy_family), a real
+// number with a default among them, and a kind the toy lacks, an integer with
+// a default, which a fixture family adds. A family's own parameter rules and default set are its tests
 // (families/<name>/tests/cpu).
 #include <cstdint>
 #include <filesystem>
@@ -31,9 +31,8 @@ using namespace exactune;
 
 const KernelFamily& toy() { return exactune_test::toy_family(); }
 
-// The toy family with the kinds of parameter it lacks: `scale`, a real number,
-// and `repeats`, an integer that a shape may leave out (1). The toy judges
-// them as its own (> 0).
+// The toy family with the kind of parameter it lacks: `repeats`, an integer
+// that a shape may leave out (1). The toy judges it as its own (> 0).
 class ShapeFixtureFamily final : public KernelFamily {
  public:
   std::string name() const override { return "shape_fixture"; }
@@ -41,7 +40,6 @@ class ShapeFixtureFamily final : public KernelFamily {
   std::string reference_recipe() const override { return toy().reference_recipe(); }
   std::vector<ParameterSpec> shape_parameters() const override {
     std::vector<ParameterSpec> parameters = toy().shape_parameters();
-    parameters.push_back({"scale", "a real number, > 0", false, {}});
     parameters.push_back({"repeats", "a whole number, > 0 (default 1)", true, 1.0});
     return parameters;
   }
@@ -115,7 +113,7 @@ TEST_CASE("sizes lists each size once, ascending", "[shapes]") {
   CHECK(ShapeSet{}.sizes().empty());
 }
 
-TEST_CASE("a shape file loads with its path as source; one that cannot be read is reported by path", "[shapes]") {
+TEST_CASE("a shape file loads with its path as source, one that cannot be read is reported by path", "[shapes]") {
   ScratchDirectory scratch("shape-files");
   const std::string path = (scratch.path() / "toy.yaml").string();
   std::ofstream(path) << "shapes:\n  - {name: a, model: m, rows: 3, length: 40}\n  - {name: b, model: m, rows: 1, "
@@ -124,7 +122,7 @@ TEST_CASE("a shape file loads with its path as source; one that cannot be read i
   CHECK(set.family == toy().name());
   CHECK(set.source == path);
   REQUIRE(set.shapes.size() == 2);
-  CHECK(set.shapes[1].describe_parameters() == "rows=1, length=8");
+  CHECK(set.shapes[1].describe_parameters() == "rows=1, length=8, scale=2.0");
   CHECK(set.sizes() == std::vector<int>{8, 40});
 
   const std::string missing = (scratch.path() / "does-not-exist.yaml").string();
@@ -170,9 +168,11 @@ TEST_CASE("unknown and repeated keys are rejected", "[shapes]") {
 }
 
 TEST_CASE("missing required keys are listed on the shape's line, and keys with a default are not", "[shapes]") {
-  CHECK(error_for(probe.one_shape("scale", "<omit>")) == "t.yaml:2: shape #1 is missing required key 'scale'");
-  CHECK(error_for(probe.one_shape() + "  - name: b\n    model: M\n    length: 64\n") ==
-        "t.yaml:8: shape #2 is missing required keys 'rows', 'scale'");
+  CHECK(error_for(probe.one_shape("length", "<omit>")) == "t.yaml:2: shape #1 is missing required key 'length'");
+  CHECK(error_for(probe.one_shape() + "  - name: b\n    model: M\n    scale: 1\n") ==
+        "t.yaml:8: shape #2 is missing required keys 'rows', 'length'");
+  const Shape scale_defaulted = probe.parse(probe.one_shape("scale", "<omit>")).shapes.at(0);
+  CHECK(scale_defaulted.number("scale") == 2.0);
   // The name is the first line; without it the shape starts at the next field.
   CHECK(error_for(probe.one_shape("name", "<omit>")) == "t.yaml:2: shape #1 is missing required key 'name'");
 }

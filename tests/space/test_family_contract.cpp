@@ -18,19 +18,6 @@
 
 using namespace exactune;
 
-namespace {
-
-Shape toy_shape(int rows, int length) {
-  Shape shape;
-  shape.name = "toy";
-  shape.model = "toy";
-  shape.parameters = {{"rows", static_cast<double>(rows), true}, {"length", static_cast<double>(length), true}};
-  exactune_test::toy_family().complete(shape);
-  return shape;
-}
-
-}  // namespace
-
 TEST_CASE("the registry finds a family by name and names the known ones otherwise") {
   CHECK(&FamilyRegistry::find("toy_double") == &exactune_test::toy_family());
   try {
@@ -47,7 +34,7 @@ TEST_CASE("a family's shape file is read with its own parameters, errors at file
   REQUIRE(set.shapes.size() == 1);
   CHECK(set.shapes[0].size == 40);
   CHECK(set.shapes[0].rows() == 3);
-  CHECK(set.shapes[0].describe_parameters() == "rows=3, length=40");
+  CHECK(set.shapes[0].describe_parameters() == "rows=3, length=40, scale=2.0");
   try {
     parse_shapes(toy, "shapes:\n  - name: a\n    model: m\n    rows: 3\n    length: -1\n", "t.yaml");
     FAIL("a negative length parsed");
@@ -58,11 +45,15 @@ TEST_CASE("a family's shape file is read with its own parameters, errors at file
 
 TEST_CASE("the space lists every combination, excluded ones with the family's reason") {
   const std::vector<Candidate> space = enumerate_space(exactune_test::toy_family(), 40);
-  REQUIRE(space.size() == 4);
-  CHECK(space[0].variant.name == "t32_right");
-  CHECK(space[2].variant.name == "t64_right");
-  CHECK(space[2].excluded_because == "64 threads for a row of 40: some would have nothing");
-  CHECK(valid_variants(exactune_test::toy_family(), 40).size() == 2);
+  REQUIRE(space.size() == 20);
+  CHECK(space[0].variant.name == "t32_v4_right");
+  CHECK(space[2].variant.name == "t32_v8_right");
+  CHECK(space[2].valid());
+  CHECK(space[4].variant.name == "t64_v4_right");
+  CHECK(space[4].excluded_because == "64 threads for a row of 40: some would have nothing");
+  CHECK(enumerate_space(exactune_test::toy_family(), 36)[2].excluded_because ==
+        "8 elements a step cannot tile a row of 36");
+  CHECK(valid_variants(exactune_test::toy_family(), 40).size() == 4);
 }
 
 TEST_CASE("a family's kernels compile with NVRTC for sm_90 and for the host") {
@@ -79,14 +70,15 @@ TEST_CASE("a family's kernels compile with NVRTC for sm_90 and for the host") {
 }
 
 TEST_CASE("CPU verify passes the right variants and catches the planted wrong one") {
-  const VerifyStageResult result = exactune_test::verify_on_cpu(exactune_test::toy_family(), {toy_shape(3, 40)}, "*");
-  REQUIRE(result.records.size() == 2);
+  const VerifyStageResult result =
+      exactune_test::verify_on_cpu(exactune_test::toy_family(), {exactune_test::toy_shape("toy", 3, 40)}, "*");
+  REQUIRE(result.records.size() == 4);
   for (const VerifyRecord& r : result.records) {
     INFO(r.variant << ": " << r.message);
-    if (r.variant == "t32_right") {
+    if (r.variant.ends_with("_right")) {
       CHECK(r.disposition == Disposition::passed);
     } else {
-      CHECK(r.variant == "t32_planted_wrong");
+      CHECK(r.variant.ends_with("_planted_wrong"));
       CHECK(r.disposition == Disposition::incorrect);
       CHECK(r.mismatches == 3);  // the last element of each of the 3 rows
     }

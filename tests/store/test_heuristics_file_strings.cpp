@@ -19,13 +19,13 @@ exactune::Heuristics toy_heuristics(const std::string& shape, const std::string&
   h.device.slug = "toy-gpu";
   h.device.arch = "sm_90";
   h.device.sm_count = 132;
-  const exactune::Configuration t32{"t32_right", {{"threads", "32"}, {"result", "right"}}};
+  const exactune::Configuration t32{"t32_v4_right", {{"threads", "32"}, {"vector", "4"}, {"result", "right"}}};
   h.device.default_configuration = t32;
   exactune::Choice choice;
   choice.size = 64;
   choice.chosen = t32;
   choice.median_us = 2;
-  choice.runner_up = "t64_right";
+  choice.runner_up = "t64_v4_right";
   choice.margin = 0;
   choice.shape = shape;
   h.device.choices.push_back(choice);
@@ -54,7 +54,7 @@ TEST_CASE("a shape named 4096 round-trips through heuristics.yaml as a string", 
 TEST_CASE("heuristics.yaml writes an axis value as a string and a whole median or margin as a float",
           "[store][heuristics]") {
   const std::string text = exactune::to_heuristics_yaml(toy_heuristics("s", "GPU"));
-  CHECK(text.find("params: {threads: \"32\", result: right}") != std::string::npos);
+  CHECK(text.find("params: {threads: \"32\", vector: \"4\", result: right}") != std::string::npos);
   CHECK(text.find("      median_us: 2.0\n") != std::string::npos);
   CHECK(text.find("      margin: 0.0\n") != std::string::npos);
   const exactune::Heuristics back = exactune::parse_heuristics_yaml(text, "heuristics.yaml");

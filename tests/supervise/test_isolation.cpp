@@ -85,7 +85,7 @@ const exactune::RecordCheck any_record = [](const std::string&, const nlohmann::
 }  // namespace
 
 TEST_CASE(
-    "planted host kernels that trap, write out of bounds or spin get failed and hung records; the real "
+    "planted host kernels that trap, write out of bounds or spin get failed and hung records, the real "
     "variants keep their own") {
   ScratchDirectory folder("isolation-planted");
   const SmallShapes shapes = small_shapes(folder.path(), 2);

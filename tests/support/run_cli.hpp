@@ -1,4 +1,5 @@
-// Runs the exactune binary as a user would, for the CLI tests.
+// Runs the exactune binary as a user would, for the CLI tests; in the core's
+// suite, also the CLI that knows the toy family alone (EXACTUNE_TOY_CLI).
 #pragma once
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -28,3 +29,9 @@ inline CliResult run_shell(const std::string& command) {
 }
 
 inline CliResult run_cli(const std::string& args) { return run_shell(fmt::format("'{}' {}", EXACTUNE_CLI, args)); }
+
+#ifdef EXACTUNE_TOY_CLI
+inline CliResult run_toy_cli(const std::string& args) {
+  return run_shell(fmt::format("'{}' {}", EXACTUNE_TOY_CLI, args));
+}
+#endif

@@ -22,14 +22,14 @@ using namespace exactune;
 
 namespace {
 
-// Shape a (length 40) has two valid variants, b (length 128) four: six pairs,
-// sorted (a t32_planted_wrong), (a t32_right), (b t32_planted_wrong), ...
+// Shape a (length 36) has two valid variants, b (length 68) four: six pairs,
+// sorted (a t32_v4_planted_wrong), (a t32_v4_right), (b t32_v4_planted_wrong), ...
 SweepRequest toy_request() {
   SweepRequest request;
   request.shapes = parse_shapes(exactune_test::toy_family(),
                                 "shapes:\n"
-                                "  - name: a\n    model: m\n    rows: 3\n    length: 40\n"
-                                "  - name: b\n    model: m\n    rows: 9\n    length: 128\n",
+                                "  - name: a\n    model: m\n    rows: 3\n    length: 36\n"
+                                "  - name: b\n    model: m\n    rows: 9\n    length: 68\n",
                                 "t.yaml");
   return request;
 }
@@ -64,7 +64,7 @@ TEST_CASE("a shard covers every n-th pair, writes beside the whole sweep's folde
   request.shard = "3/6";
   const SweepScope scope = scope_of(request);
   REQUIRE(scope.selection.pairs());
-  CHECK(*scope.selection.pairs() == std::set<ShapeVariant>{{"b", "t32_planted_wrong"}});
+  CHECK(*scope.selection.pairs() == std::set<ShapeVariant>{{"b", "t32_v4_planted_wrong"}});
   CHECK(scope.words() == " shard 3/6");
   CHECK(scope.folder_in("r") == std::filesystem::path("r/shards/3-of-6"));
 
@@ -138,7 +138,7 @@ TEST_CASE("a narrowed sweep's results keep its pairs and record its scope", "[sw
   for (const char* shape : {"a", "b"}) {
     ShapeResult s;
     s.shape.name = shape;
-    for (const char* variant : {"t32_planted_wrong", "t32_right"}) {
+    for (const char* variant : {"t32_v4_planted_wrong", "t32_v4_right"}) {
       VariantResult v;
       v.variant = variant;
       s.variants.push_back(v);
@@ -149,7 +149,7 @@ TEST_CASE("a narrowed sweep's results keep its pairs and record its scope", "[sw
   REQUIRE(results.shapes.size() == 1);
   CHECK(results.shapes[0].shape.name == "b");
   REQUIRE(results.shapes[0].variants.size() == 1);
-  CHECK(results.shapes[0].variants[0].variant == "t32_planted_wrong");
+  CHECK(results.shapes[0].variants[0].variant == "t32_v4_planted_wrong");
   CHECK(results.shard == Shard{3, 6});
   CHECK(results.narrowed());
 }
@@ -166,7 +166,7 @@ TEST_CASE("without a GPU a narrowed sweep compiles the support kernels and its o
       plan_sweep_without_gpu(exactune_test::toy_family(), request, scope, {"sm_90"}, cpu_shapes);
   std::vector<std::string> compiled;
   for (const CompileRequest& r : plan.compiles) compiled.push_back(r.name);
-  CHECK(compiled == std::vector<std::string>{"toy_reference", "copy_bytes", "t32_planted_wrong@L128"});
+  CHECK(compiled == std::vector<std::string>{"toy_reference", "copy_bytes", "t32_v4_planted_wrong@L68"});
   REQUIRE(plan.shapes.size() == 1);
   CHECK(plan.shapes[0].name == "b");
   CHECK(plan.shapes[0].rows() == 2);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
+#include <utility>
 
 #include <exactune/backend.hpp>
 #include <exactune/error.hpp>
@@ -20,25 +22,31 @@ using namespace exactune;
 constexpr const char* kKernelPath = "tests/toy_family/toy_double.cuh";
 
 // Not built into the binary: the toy adds its source at start-up.
-constexpr const char* kKernelSource = R"(// The toy family's kernels: out = bf16(2 * x).
+constexpr const char* kKernelSource = R"(// The toy family's kernels: out = bf16(scale * x).
 #pragma once
 #include "kernel_templates/arith.cuh"
+#include "kernel_templates/planted_crash.cuh"
 
 namespace exactune_kernels {
 
-__global__ void toy_reference(const bf16_bits* x, bf16_bits* out, int length) {
+__global__ void toy_reference(const bf16_bits* x, bf16_bits* out, int length, float scale) {
   const long long row = blockIdx.x;
   for (int i = 0; i < length; ++i) {
-    out[row * length + i] = bf16_round(__fmul_rn(bf16_to_float(x[row * length + i]), 2.0f));
+    out[row * length + i] = bf16_round(__fmul_rn(bf16_to_float(x[row * length + i]), scale));
   }
 }
 
-template <int Length, int Threads, int PlantedWrong>
-__global__ void toy_double(const bf16_bits* x, bf16_bits* out) {
+// Each thread scales Vector elements a step; a variant wrong on purpose flips
+// the last bit of each row's last element.
+template <int Length, int Threads, int Vector, int PlantedWrong>
+__global__ void toy_double(const bf16_bits* x, bf16_bits* out, float scale) {
+  planted_crash();  // nothing unless a test plants a crash
   const long long row = blockIdx.x;
-  for (int i = threadIdx.x; i < Length; i += Threads) {
-    const bf16_bits doubled = bf16_round(__fmul_rn(bf16_to_float(x[row * Length + i]), 2.0f));
-    out[row * Length + i] = PlantedWrong && i == Length - 1 ? static_cast<bf16_bits>(doubled ^ 1u) : doubled;
+  for (int start = threadIdx.x * Vector; start < Length; start += Threads * Vector) {
+    for (int i = start; i < start + Vector && i < Length; ++i) {
+      const bf16_bits scaled = bf16_round(__fmul_rn(bf16_to_float(x[row * Length + i]), scale));
+      out[row * Length + i] = PlantedWrong && i == Length - 1 ? static_cast<bf16_bits>(scaled ^ 1u) : scaled;
+    }
   }
 }
 
@@ -50,7 +58,11 @@ const bool kKernelAdded = add_kernel_source(kKernelPath, kKernelSource);
 class ToyWorkload final : public Workload {
  public:
   ToyWorkload(Backend& backend, const SupportKernels& support, const Shape& shape, std::uint64_t seed)
-      : backend_(backend), support_(support), rows_(shape.rows()), length_(shape.size) {
+      : backend_(backend),
+        support_(support),
+        rows_(shape.rows()),
+        length_(shape.size),
+        scale_(static_cast<float>(shape.number("scale"))) {
     const std::size_t bytes = static_cast<std::size_t>(rows_ * length_ * 2 + 15) / 16 * 16;
     x_ = DeviceBuffer(backend, bytes);
     reference_ = DeviceBuffer(backend, bytes);
@@ -64,12 +76,13 @@ class ToyWorkload final : public Workload {
 
   void launch_reference() override {
     launch_kernel(backend_, support_.get("toy_reference"), Dim3{static_cast<unsigned>(rows_), 1, 1}, Dim3{1, 1, 1},
-                  x_.address(), reference_.address(), static_cast<int>(length_));
+                  x_.address(), reference_.address(), static_cast<int>(length_), scale_);
   }
   void poison_output() override { backend_.fill(out_.address(), 0xff, out_.bytes()); }
   void launch_variant(const LoadedKernel& kernel, const Variant& variant) override {
     launch_kernel(backend_, kernel, Dim3{static_cast<unsigned>(rows_), 1, 1},
-                  Dim3{static_cast<unsigned>(variant.int_param("threads")), 1, 1}, x_.address(), out_.address());
+                  Dim3{static_cast<unsigned>(variant.int_param("threads")), 1, 1}, x_.address(), out_.address(),
+                  scale_);
   }
   void launch_copy() override {
     launch_kernel(backend_, support_.get("copy_bytes"), Dim3{1, 1, 1}, Dim3{32, 1, 1}, x_.address(), copy_.address(),
@@ -93,21 +106,28 @@ class ToyWorkload final : public Workload {
   Backend& backend_;
   const SupportKernels& support_;
   std::int64_t rows_, length_;
+  float scale_;
   DeviceBuffer x_, reference_, out_, copy_;
 };
 
 class ToyFamily final : public KernelFamily {
  public:
   std::string name() const override { return "toy_double"; }
-  std::string description() const override { return "a test's toy: out = bf16(2 * x)"; }
+  std::string description() const override { return "a test's toy: out = bf16(scale * x)"; }
   std::string reference_recipe() const override { return "toy-1"; }
 
   std::vector<ParameterSpec> shape_parameters() const override {
-    return {{"rows", "rows, > 0", true, {}}, {"length", "elements per row, > 0", true, {}}};
+    return {{"rows", "rows, > 0", true, {}},
+            {"length", "elements per row, a multiple of 4", true, {}},
+            {"scale", "the factor each element is multiplied by, > 0", false, 2.0}};
   }
   std::string size_parameter() const override { return "length"; }
   std::string parameter_problem(const std::string& name, double value) const override {
-    return value > 0 ? "" : fmt::format("{} must be > 0", name);
+    if (!(value > 0)) return fmt::format("{} must be > 0", name);
+    if (name == "length" && static_cast<std::int64_t>(value) % 4 != 0) {
+      return fmt::format("length {} is not a multiple of 4 (a row is whole steps of 4 elements)", value);
+    }
+    return "";
   }
   void complete(Shape& shape) const override {
     shape.size = static_cast<int>(shape.integer("length"));
@@ -124,21 +144,25 @@ class ToyFamily final : public KernelFamily {
   }
 
   std::vector<Axis> axes() const override {
-    return {{"threads", "threads per row", {"32", "64"}},
+    return {{"threads", "threads per row", {"32", "64", "128", "256", "512"}},
+            {"vector", "elements each thread scales a step", {"4", "8"}},
             {"result", "right, or wrong in one bit on purpose", {"right", "planted_wrong"}}};
   }
   std::string variant_name(const std::vector<Param>& params) const override {
-    return fmt::format("t{}_{}", params.at(0).value, params.at(1).value);
+    return fmt::format("t{}_v{}_{}", params.at(0).value, params.at(1).value, params.at(2).value);
   }
   std::string exclusion(const std::vector<Param>& params, int size) const override {
     const int threads = std::stoi(params.at(0).value);
-    return threads > size ? fmt::format("{} threads for a row of {}: some would have nothing", threads, size) : "";
+    if (threads > size) return fmt::format("{} threads for a row of {}: some would have nothing", threads, size);
+    if (params.at(1).value == "8" && size % 8 != 0)
+      return fmt::format("8 elements a step cannot tile a row of {}", size);
+    return "";
   }
   CompileRequest variant_request(const Variant& variant, int size, const std::string& target) const override {
     return {fmt::format("{}@L{}", variant.name, size),
             kKernelPath,
-            fmt::format("&exactune_kernels::toy_double<{}, {}, {}>", size, variant.param("threads"),
-                        variant.param("result") == "planted_wrong" ? 1 : 0),
+            fmt::format("&exactune_kernels::toy_double<{}, {}, {}, {}>", size, variant.param("threads"),
+                        variant.param("vector"), variant.param("result") == "planted_wrong" ? 1 : 0),
             target,
             {}};
   }
@@ -153,10 +177,15 @@ class ToyFamily final : public KernelFamily {
     return std::make_unique<ToyWorkload>(backend, support, shape, seed);
   }
   std::int64_t bytes_moved(const Shape& shape) const override { return 2 * 2 * shape.rows() * shape.size; }
-  Configuration global_default() const override { return {"t32_right", {{"threads", "32"}, {"result", "right"}}}; }
-  std::string global_default_reason() const override { return "one warp serves any row"; }
-  std::vector<SizeFallback> size_fallbacks() const override { return {}; }
-  HeatmapAxes heatmap_axes() const override { return {"threads", "result", ""}; }
+  Configuration global_default() const override {
+    return {"t32_v4_right", {{"threads", "32"}, {"vector", "4"}, {"result", "right"}}};
+  }
+  std::string global_default_reason() const override { return "one warp, 4 elements a step, serves any row"; }
+  std::vector<SizeFallback> size_fallbacks() const override {
+    return {{"vector", "8", "4", 8, "8 elements a step need a length that is a multiple of 8 and 16-byte aligned data",
+             16}};
+  }
+  HeatmapAxes heatmap_axes() const override { return {"threads", "result", "vector"}; }
 };
 
 }  // namespace
@@ -164,6 +193,17 @@ class ToyFamily final : public KernelFamily {
 const KernelFamily& toy_family() {
   static const ToyFamily family;
   return family;
+}
+
+Shape toy_shape(std::string name, int rows, int length, double scale) {
+  Shape shape;
+  shape.name = std::move(name);
+  shape.model = "toy";
+  shape.parameters = {{"rows", static_cast<double>(rows), true},
+                      {"length", static_cast<double>(length), true},
+                      {"scale", scale, false}};
+  toy_family().complete(shape);
+  return shape;
 }
 
 }  // namespace exactune_test

@@ -148,7 +148,7 @@ TEST_CASE("the runtime serves several threads at once, each on its own stream", 
   }
 }
 
-TEST_CASE("a problem first seen during graph capture is not served; once seen, it is captured exactly",
+TEST_CASE("a problem first seen during graph capture is not served, once seen, it is captured exactly",
           "[gpu][runtime]") {
   use_device_zero();
   const CudaDriver& driver = cuda_driver();

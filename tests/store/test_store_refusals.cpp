@@ -10,6 +10,8 @@
 //   - an empty path taken for an option's default;
 //   - a cache or journal the system will not let the run write, and a journal that is a folder;
 //   - --rows past its bound, refused before anything is allocated.
+// The files are the toy family's (tests/toy_family), the commands run in the
+// CLI of the toy family.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -33,7 +35,6 @@
 
 #include "catch.hpp"
 #include "choose/chooser.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "shapes/shape_file.hpp"
 #include "space/selection.hpp"
 #include "store/defaults_record.hpp"
@@ -46,10 +47,11 @@
 #include "support/input_refusal.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
+#include "support/yaml_readers.hpp"
 #include "sweep/timing_steps.hpp"
+#include "toy_family/toy_family.hpp"
 #include "verify/verify_records.hpp"
 #include "verify/verify_stage.hpp"
-#include "yaml_readers.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;
@@ -58,7 +60,7 @@ namespace {
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
-const KernelFamily& family() { return layer_norm_modulate_family(); }
+const KernelFamily& family() { return exactune_test::toy_family(); }
 
 // The message of the exactune::error `check` throws, or "" when it throws none.
 std::string error_of(const std::function<void()>& check) {
@@ -86,12 +88,12 @@ void check_refused(const CliResult& r, const std::string& line) {
   CHECK(r.output == "exactune: error: " + line + "\n");
 }
 
-// Shapes "a" (hidden 64) and "b" (hidden 128), as a shape file gives them.
+// Shapes "a" (length 64) and "b" (length 128), as a shape file gives them.
 std::vector<Shape> two_shapes() {
   return parse_shapes(family(),
                       "shapes:\n"
-                      "  - {name: a, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, modulation_rows: 6}\n"
-                      "  - {name: b, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1.0e-6, modulation_rows: 6}\n",
+                      "  - {name: a, model: test, rows: 2, length: 64}\n"
+                      "  - {name: b, model: test, rows: 2, length: 128}\n",
                       "shapes.yaml")
       .shapes;
 }
@@ -137,13 +139,11 @@ fs::path write_sweep(const fs::path& path, const SweepResults& results) {
 // A shape file of one shape of two rows: a verify --cpu of one variant on it takes a moment.
 fs::path one_small_shape(const fs::path& folder) {
   const fs::path file = folder / "shapes.yaml";
-  write_file(file,
-             "shapes:\n  - {name: one, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6, "
-             "modulation_rows: 6}\n");
+  write_file(file, "shapes:\n  - {name: one, model: test, rows: 2, length: 64}\n");
   return file;
 }
 
-constexpr std::string_view kOneVariant = "w1_r1_peeled_v16_registers_fold_early_f32_full";
+constexpr std::string_view kOneVariant = "t32_v4_right";
 
 constexpr std::string_view kStartOver = ": the journal is damaged; --restart discards it and starts the run over";
 
@@ -171,7 +171,7 @@ TEST_CASE(
   ScratchDirectory dir("store-refusals-shards");
   const fs::path two_million = dir.path() / "two-million.yaml";
   write_file(two_million, edited(shard, "count: 2}", "count: 2000000}").first);
-  const CliResult refused = run_cli(
+  const CliResult refused = run_toy_cli(
       fmt::format("merge --allow-partial --out '{}' '{}'", (dir.path() / "out").string(), two_million.string()));
   check_refused(refused, fmt::format("{}:{}: count 2000000: a sweep is split into at most {} shards",
                                      two_million.string(), line, kMaxShards));
@@ -179,8 +179,8 @@ TEST_CASE(
 
   const fs::path at_bound = dir.path() / "at-bound.yaml";
   write_file(at_bound, edited(shard, "count: 2}", fmt::format("count: {}}}", kMaxShards)).first);
-  const CliResult allowed =
-      run_cli(fmt::format("merge --allow-partial --out '{}' '{}'", (dir.path() / "out").string(), at_bound.string()));
+  const CliResult allowed = run_toy_cli(
+      fmt::format("merge --allow-partial --out '{}' '{}'", (dir.path() / "out").string(), at_bound.string()));
   INFO(allowed.output);
   CHECK(allowed.exit_code == 0);
   CHECK(contains(allowed.output, fmt::format("shard(s) 2-{} missing", kMaxShards)));
@@ -188,7 +188,7 @@ TEST_CASE(
   CHECK(read_sweep_file(dir.path() / "out" / "sweep.yaml").missing_shards.size() ==
         static_cast<std::size_t>(kMaxShards - 1));
 
-  CHECK(run_cli("sweep --shard 1/5000 --variants 'w1_r1_*'").output ==
+  CHECK(run_toy_cli("sweep --shard 1/5000 --variants 't32_*'").output ==
         fmt::format("exactune: error: --shard 1/5000: a sweep is split into at most {} shards\n", kMaxShards));
 }
 
@@ -317,7 +317,8 @@ TEST_CASE(
                   one_small_shape(dir.path()).string(), kOneVariant, journal.string());
   // A worker with no supervisor above it dies in the planted trap, after the real variant's first run: it leaves
   // the journal a killed run leaves, its header and that run's record.
-  const CliResult killed = run_shell(fmt::format("EXACTUNE_SUPERVISOR_FD=9 '{}' {} 9>/dev/null", EXACTUNE_CLI, run));
+  const CliResult killed =
+      run_shell(fmt::format("EXACTUNE_SUPERVISOR_FD=9 '{}' {} 9>/dev/null", EXACTUNE_TOY_CLI, run));
   INFO(killed.output);
   REQUIRE(fs::exists(journal));
   const std::string text = read_file(journal);
@@ -336,7 +337,7 @@ TEST_CASE(
             R"(the record's 'disposition' must be one of "passed", "incorrect", "failed", "not run", got 5)"},
            {record, "[]", "the record must be an object, got []"}}) {
     write_file(journal, edited(text, from, to).first);
-    const CliResult resumed = run_cli(run + " --resume");
+    const CliResult resumed = run_toy_cli(run + " --resume");
     check_refused(resumed, fmt::format("{}:2: step {}: {}{}", journal.string(), step, cause, kStartOver));
     CHECK(fs::exists(journal));  // refused, not discarded: --restart is the user's call
   }
@@ -374,14 +375,14 @@ TEST_CASE(
   const fs::path lone_cr = dir.path() / "shapes.yaml";
   write_file(lone_cr,
              "shapes:\n"
-             "  - {name: a, model: m, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6} # x\r"
-             "  - {name: b, model: m, batch: 1, tokens: 2, hidden: 128, eps: 1.0e-6}\n");
-  check_refused(run_cli(fmt::format("list --shapes '{}'", lone_cr.string())),
-                fmt::format("{}:2:74: {}", lone_cr.string(), why_cr));
+             "  - {name: a, model: m, rows: 2, length: 64, scale: 0.5} # x\r"
+             "  - {name: b, model: m, rows: 2, length: 128, scale: 0.5}\n");
+  check_refused(run_toy_cli(fmt::format("list --shapes '{}'", lone_cr.string())),
+                fmt::format("{}:2:61: {}", lone_cr.string(), why_cr));
   CHECK(parse_shapes(family(),
                      "shapes:\r\n"
-                     "  - {name: a, model: m, batch: 1, tokens: 2, hidden: 64, eps: 1.0e-6} # x\r\n"
-                     "  - {name: b, model: m, batch: 1, tokens: 2, hidden: 128, eps: 1.0e-6}\r\n",
+                     "  - {name: a, model: m, rows: 2, length: 64, scale: 0.5} # x\r\n"
+                     "  - {name: b, model: m, rows: 2, length: 128, scale: 0.5}\r\n",
                      "t.yaml")
             .shapes.size() == 2);
 
@@ -400,7 +401,7 @@ TEST_CASE("merge refuses shards that swept other shape sets, naming both shards 
   const fs::path first = write_sweep(dir.path() / "1.yaml", shard_of_sweep(only_a, {1, 2}));
   const fs::path second = write_sweep(dir.path() / "2.yaml", shard_of_sweep(only_b, {2, 2}));
   const int shapes_line = edited(read_file(first), "\nshapes:", "").second + 1;
-  const CliResult r = run_cli(
+  const CliResult r = run_toy_cli(
       fmt::format("merge --out '{}' '{}' '{}'", (dir.path() / "out").string(), first.string(), second.string()));
   check_refused(r, fmt::format("{}:{}: shard 2/2 has no shape 'a', but {}:{} (shard 1/2) holds 2 of its variants: "
                                "shards of one sweep sweep the same shapes (each holds every n-th (shape, variant) "
@@ -437,15 +438,16 @@ TEST_CASE(
   ScratchDirectory dir("store-refusals-names");
   const fs::path sweep = dir.path() / "sweep.yaml";
   write_file(sweep, renamed);
-  check_refused(run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), (dir.path() / "out").string())),
-                fmt::format("{}:{}: name 'B|<b>x' {}", sweep.string(), line, rule));
+  check_refused(
+      run_toy_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), (dir.path() / "out").string())),
+      fmt::format("{}:{}: name 'B|<b>x' {}", sweep.string(), line, rule));
 
   SweepResults marked_up = small_sweep();
   marked_up.device.name = "NVIDIA H200\n<script>alert(1)</script>";
   marked_up.created = "2026-12-01\r\n# Injected | heading";
   write_sweep(sweep, marked_up);
   const CliResult r =
-      run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), (dir.path() / "out").string()));
+      run_toy_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), (dir.path() / "out").string()));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const std::string summary = read_file(dir.path() / "out" / "summary.md");
@@ -464,7 +466,7 @@ TEST_CASE("an empty path is refused, never taken for the option's default", "[st
            {fmt::format("merge --out '' '{}'", sweep.string()), "--out"},
            {fmt::format("verify --cpu --journal '' {}", variant), "--journal"},
            {fmt::format("verify --cpu --cache-dir '' {}", variant), "--cache-dir"}}) {
-    const CliResult r = run_cli(command);
+    const CliResult r = run_toy_cli(command);
     INFO(command << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output.rfind(option + ": must name a file or folder, not ''\n", 0) == 0);
@@ -483,13 +485,13 @@ TEST_CASE("a cache or journal the run cannot write, and a journal that is a fold
 
   const fs::path folder = dir.path() / "journal-folder";
   fs::create_directories(folder);
-  check_refused(run_cli(fmt::format("{} --journal '{}'", verify, folder.string())),
+  check_refused(run_toy_cli(fmt::format("{} --journal '{}'", verify, folder.string())),
                 folder.string() + ": is a folder; the journal is a file (--journal names the file)");
-  check_refused(run_cli(fmt::format("{} --journal '{}'", verify, (file / "v.journal").string())),
+  check_refused(run_toy_cli(fmt::format("{} --journal '{}'", verify, (file / "v.journal").string())),
                 fmt::format("{}: cannot create the journal's folder {}: {}", (file / "v.journal").string(),
                             file.string(), std::strerror(ENOTDIR)));
   check_refused(
-      run_cli(fmt::format("{} --cache-dir '{}'", verify, (file / "cache").string())),
+      run_toy_cli(fmt::format("{} --cache-dir '{}'", verify, (file / "cache").string())),
       fmt::format("{}: cannot create the compile cache: {}", (file / "cache").string(), std::strerror(ENOTDIR)));
 
   // A folder no one may create a file in, root included: the system's own reason, whatever it is here.
@@ -497,9 +499,9 @@ TEST_CASE("a cache or journal the run cannot write, and a journal that is a fold
   const int probe = ::open((closed / "exactune-probe").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   const int reason = errno;
   REQUIRE(probe < 0);
-  check_refused(run_cli(fmt::format("{} --cache-dir '{}'", verify, closed.string())),
+  check_refused(run_toy_cli(fmt::format("{} --cache-dir '{}'", verify, closed.string())),
                 fmt::format("{}: cannot write to the compile cache: {}", closed.string(), std::strerror(reason)));
-  check_refused(run_cli(fmt::format("{} --journal '{}'", verify, (closed / "v.journal").string())),
+  check_refused(run_toy_cli(fmt::format("{} --journal '{}'", verify, (closed / "v.journal").string())),
                 fmt::format("{}: cannot open the journal: {}", (closed / "v.journal").string(), std::strerror(reason)));
 }
 
@@ -508,21 +510,20 @@ TEST_CASE("verify --cpu --rows has a bound, said in --help and refused before an
   ScratchDirectory dir("store-refusals-rows");
   // Two billion rows of 64: what --rows 2000000000 would have allocated whole on the CPU.
   const fs::path shapes = dir.path() / "shapes.yaml";
-  write_file(shapes,
-             "shapes:\n  - {name: huge, model: test, batch: 1, tokens: 2000000000, hidden: 64, eps: 1.0e-6, "
-             "modulation_rows: 6}\n");
+  write_file(shapes, "shapes:\n  - {name: huge, model: test, rows: 2000000000, length: 64}\n");
   // Refused as the command line is read: past the bound, the run would stop at the first thing it checks after
   // reading it (no such variant, no heuristics.yaml), in another message.
   for (const std::string& command :
        {fmt::format("verify --variants no-such-variant --journal '{}'", (dir.path() / "v.journal").string()),
         fmt::format("verify-defaults --reports '{}'", (dir.path() / "no-reports").string())}) {
     const CliResult r =
-        run_cli(fmt::format("{} --cpu --rows {} --shapes '{}'", command, kMaxCpuRows + 1, shapes.string()));
+        run_toy_cli(fmt::format("{} --cpu --rows {} --shapes '{}'", command, kMaxCpuRows + 1, shapes.string()));
     INFO(command << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output.rfind(fmt::format("--rows: {} is too large: at most {}\n", kMaxCpuRows + 1, kMaxCpuRows), 0) == 0);
   }
-  CHECK(contains(run_cli("verify --help").output, fmt::format("rows of each shape to run, at most {}", kMaxCpuRows)));
+  CHECK(
+      contains(run_toy_cli("verify --help").output, fmt::format("rows of each shape to run, at most {}", kMaxCpuRows)));
   const Shape huge = parse_shapes(family(), read_file(shapes), "shapes.yaml").shapes.front();
   CHECK(refusal([&] { first_rows(family(), huge, kMaxCpuRows + 1); }) ==
         fmt::format("--rows {}: must be from 1 to {}", kMaxCpuRows + 1, kMaxCpuRows));

@@ -3,7 +3,8 @@
 // record of verified defaults, the gate's inputs) keeps to its bounds and
 // refuses what it cannot read with one located line, "<file>:<line>: <what>",
 // and the writers escape every string they write. Each finding of the issue
-// is one test case here; tests/fuzz/ searches for more.
+// is one test case here; tests/fuzz/ searches for more. The files are the toy
+// family's (tests/toy_family), the commands run in the CLI of the toy family.
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +22,6 @@
 
 #include "catch.hpp"
 #include "choose/chooser.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "shapes/shape_file.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/defaults_record.hpp"
@@ -32,9 +32,10 @@
 #include "support/handmade_sweep.hpp"
 #include "support/input_refusal.hpp"
 #include "support/run_cli.hpp"
+#include "support/yaml_readers.hpp"
+#include "toy_family/toy_family.hpp"
 #include "util/text_file.hpp"
 #include "util/yaml_screen.hpp"
-#include "yaml_readers.hpp"
 
 using namespace exactune;
 namespace fs = std::filesystem;
@@ -44,18 +45,19 @@ namespace {
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 bool starts_with(const std::string& text, std::string_view part) { return text.rfind(part, 0) == 0; }
 
-const KernelFamily& family() { return layer_norm_modulate_family(); }
+const KernelFamily& family() { return exactune_test::toy_family(); }
 
 std::string sweep_refusal(const std::string& text) {
   return refusal([&] { parse_sweep_yaml(text, "t.yaml"); });
 }
 
-// One shape, two variants of the space, timed and exact: a sweep every reader takes.
+// One shape, two variants of the space, timed and exact: a sweep every reader
+// takes. At length 100 the space excludes some variants.
 SweepResults small_sweep() {
   SweepResults r = timed_sweep_header(family());
   ShapeResult s;
-  s.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
-  s.shape.model = "Sana 1024px";
+  s.shape = exactune_test::toy_shape("small", 2048, 100, 0.5);
+  s.shape.model = "Toy small";
   s.bytes_moved = family().bytes_moved(s.shape);
   s.copy_rotated = Timing{4.0, 3.9, 4.1, 5};
   const std::vector<Variant> variants = valid_variants(family(), s.shape.size);
@@ -107,7 +109,7 @@ TEST_CASE("a file of one comma is refused at once, on its line, by list, report,
         fmt::format("report --from '{}' --out '{}'", comma.string(), (dir.path() / "out").string()),
         fmt::format("gate --baseline '{0}' --candidate '{0}'", comma.string()),
         fmt::format("emit-header --from '{}'", comma.string())}) {
-    const CliResult r = run_cli(command);
+    const CliResult r = run_toy_cli(command);
     INFO(command << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output == expected);
@@ -160,11 +162,12 @@ TEST_CASE("only regular files are read: a FIFO and a device are refused without 
         fifo.string() + ": cannot read the sweep file: it is a FIFO (named pipe), not a regular file");
   CHECK(refusal([&] { load_heuristics_file("/dev/zero"); }) ==
         "/dev/zero: cannot read the heuristics file: it is a device, not a regular file");
-  const CliResult r = run_cli("list --shapes /dev/zero");
+  const CliResult r = run_toy_cli("list --shapes /dev/zero");
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(r.output == "exactune: error: /dev/zero: cannot read the shape file: it is a device, not a regular file\n");
-  const CliResult from_fifo = run_cli(fmt::format("report --from '{}' --out '{}'", fifo.string(), dir.path().string()));
+  const CliResult from_fifo =
+      run_toy_cli(fmt::format("report --from '{}' --out '{}'", fifo.string(), dir.path().string()));
   INFO(from_fifo.output);
   CHECK(from_fifo.exit_code == 2);
   CHECK(contains(from_fifo.output, "it is a FIFO"));
@@ -186,8 +189,8 @@ TEST_CASE("text that is not UTF-8, or holds a control character, is refused at i
 }
 
 TEST_CASE(
-    "numbers out of range are refused on their line: rows_per_cta 2147483648, NaN and negative times, "
-    "samples 0, batch -2",
+    "numbers out of range are refused on their line: threads 2147483648, NaN and negative times, "
+    "samples 0, rows -2",
     "[hostile]") {
   const std::string text = to_sweep_yaml(small_sweep());
   REQUIRE_NOTHROW(parse_sweep_yaml(text, "t.yaml"));
@@ -195,8 +198,8 @@ TEST_CASE(
     std::string_view from, to, what;
   };
   const Damage damages[] = {
-      {"rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"",
-       "params: rows_per_cta '2147483648' is not one of 1, 2, 4, 8"},
+      {"threads: \"32\"", "threads: \"2147483648\"",
+       "params: threads '2147483648' is not one of 32, 64, 128, 256, 512"},
       {"rotated_median_us: 10.0", "rotated_median_us: .nan", "rotated_median_us must be a finite number, got .nan"},
       {"rotated_median_us: 10.0", "rotated_median_us: nan", "rotated_median_us must be a finite number, got nan"},
       {"rotated_median_us: 10.0", "rotated_median_us: -10.0", "rotated_median_us must be a number > 0, got -10.0"},
@@ -205,9 +208,9 @@ TEST_CASE(
       {"rotated_samples: 5", "rotated_samples: 0", "rotated_samples must be at least 1, got 0"},
       {"copy_rotated_us: {median: 4.0, min: 3.9, max: 4.1, samples: 5}",
        "copy_rotated_us: {median: 4.0, min: 3.9, max: 4.1, samples: -3}", "samples must be at least 1, got -3"},
-      {"batch: 2", "batch: -2", "batch -2 must be > 0"},
-      {"batch: 2", "batch: 2147483648", "batch 2147483648 is out of range"},
-      {"eps: 1.0e-06", "eps: .inf", "eps must be a finite number, got .inf"},
+      {"rows: 2048", "rows: -2", "rows must be > 0"},
+      {"rows: 2048", "rows: 2147483648", "rows 2147483648 is out of range"},
+      {"scale: 0.5", "scale: .inf", "scale must be a finite number, got .inf"},
       {"registers: 40", "registers: -1", "registers must be at least 0, got -1"},
       {"wall_s: 1.5", "wall_s: -.inf", "wall_s must be a finite number, got -.inf"},
       {"sm_count: 132", "sm_count: 99999999999", "sm_count 99999999999 is out of range"},
@@ -226,9 +229,9 @@ TEST_CASE(
   const auto [large_sm_count, sm_line] = edited(heuristics, "sm_count: 132", "sm_count: 4294967296");
   CHECK(refusal([&] { parse_heuristics_yaml(large_sm_count, "h.yaml"); }) ==
         fmt::format("h.yaml:{}: sm_count 4294967296 is out of range", sm_line));
-  const auto [large_size, size_line] = edited(heuristics, "    - hidden: 2240", "    - hidden: 2147483648");
+  const auto [large_size, size_line] = edited(heuristics, "    - length: 100", "    - length: 2147483648");
   CHECK(refusal([&] { parse_heuristics_yaml(large_size, "h.yaml"); }) ==
-        fmt::format("h.yaml:{}: hidden 2147483648 is out of range", size_line));
+        fmt::format("h.yaml:{}: length 2147483648 is out of range", size_line));
   const std::size_t median = heuristics.find("median_us: ");
   REQUIRE(median != std::string::npos);
   const std::size_t end = heuristics.find('\n', median);
@@ -238,9 +241,8 @@ TEST_CASE(
 
   // Through the CLI: the value that once ended in "internal error: stoi".
   const TempDir dir("numbers");
-  const fs::path file =
-      dir.write("sweep.yaml", edited(text, "rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"").first);
-  check_one_located_line(run_cli(fmt::format("report --from '{}' --out '{}'", file.string(), dir.path().string())),
+  const fs::path file = dir.write("sweep.yaml", edited(text, "threads: \"32\"", "threads: \"2147483648\"").first);
+  check_one_located_line(run_toy_cli(fmt::format("report --from '{}' --out '{}'", file.string(), dir.path().string())),
                          file);
 }
 
@@ -257,7 +259,7 @@ TEST_CASE(
       {"arch: sm_90", "arch: sm_*x90", "arch: 'sm_*x90' is no GPU architecture such as sm_80, sm_90 or sm_100a"},
       {"slug: nvidia-h200", "slug: \"\"", "slug must not be empty"},
       {"sm_count: 132", "sm_count: 0", "sm_count must be at least 1, got 0"},
-      {"  - name: sana-1024px", "  - name: \"\"", "name must not be empty"},
+      {"  - name: small", "  - name: \"\"", "name must not be empty"},
       {"rotated_median_us: 10.0", "rotated_median_us: 1.0e-300",
        "rotated_median_us must be from 0.001 to 1000000000 (1 ns to 1000 s), got 1.0e-300"},
       {"rotated_median_us: 10.0", "rotated_median_us: 1.0e300",
@@ -278,21 +280,19 @@ TEST_CASE(
   std::string version2 =
       edited(edited(text, "exactune_sweep: 3", "exactune_sweep: 2").first, "    variant_count: 2\n", "").first;
   version2.erase(version2.find("# The last line"));
-  version2 =
-      edited(version2, "pass2: reload, counts: rcp, modulation: late, elementwise: f32, grid: full", "pass2: smem")
-          .first;
+  version2 = edited(version2, "threads: \"32\", vector: \"4\", result: right", "threads: \"32\", result: right").first;
   const SweepResults old = parse_sweep_yaml(version2, "t.yaml");
-  CHECK(old.shapes.at(0).variants.at(0).params.size() == 5);
-  CHECK(contains(refusal([&] { choose_heuristics(old); }), "is of an older space of family layer_norm_modulate"));
+  CHECK(old.shapes.at(0).variants.at(0).params.size() == 2);
+  CHECK(contains(refusal([&] { choose_heuristics(old); }), "is of an older space of family toy_double"));
   const TempDir dir("older");
   const fs::path file = dir.write("sweep.yaml", version2);
-  const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", file.string(), dir.path().string()));
+  const CliResult r = run_toy_cli(fmt::format("report --from '{}' --out '{}'", file.string(), dir.path().string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(dir.path() / "heuristics.yaml"));
 }
 
-TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of format 2, without counts, still reads",
+TEST_CASE("a sweep cut short anywhere or missing a variant is refused, one of format 2, without counts, still reads",
           "[hostile]") {
   const std::string text = to_sweep_yaml(small_sweep());
   CHECK(contains(text, "    variant_count: 2\n"));
@@ -314,15 +314,14 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of fo
   missing.erase(second, after - second);
   const auto [_, count_line] = edited(text, "    variant_count: 2", "");
   CHECK(sweep_refusal(missing) ==
-        fmt::format("t.yaml:{}: variant_count is 2, but shape 'sana-1024px' holds 1: the file is cut short or was "
+        fmt::format("t.yaml:{}: variant_count is 2, but shape 'small' holds 1: the file is cut short or was "
                     "edited by hand",
                     count_line));
   CHECK(contains(sweep_refusal(edited(text, "shape_count: 1", "shape_count: 2").first),
                  "shape_count is 2, but the file holds 1"));
   const std::string no_count = edited(text, "    variant_count: 2\n", "").first;
-  CHECK(
-      starts_with(sweep_refusal(no_count), fmt::format("t.yaml:{}: shape 'sana-1024px' is missing key 'variant_count'",
-                                                       edited(text, "  - name: sana-1024px", "").second)));
+  CHECK(starts_with(sweep_refusal(no_count), fmt::format("t.yaml:{}: shape 'small' is missing key 'variant_count'",
+                                                         edited(text, "  - name: small", "").second)));
 
   // Format 2 had no counts: read as it is.
   std::string version2 =
@@ -335,7 +334,7 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused; one of fo
 }
 
 TEST_CASE(
-    "a variant the family's space does not produce at the shape's size is refused on its line; a planted one "
+    "a variant the family's space does not produce at the shape's size is refused on its line, a planted one "
     "only in a planted sweep",
     "[hostile]") {
   SweepResults sweep = small_sweep();
@@ -344,9 +343,9 @@ TEST_CASE(
   const auto [renamed, renamed_line] = edited(text, "variant: " + name, "variant: w4_made_up");
   CHECK(sweep_refusal(renamed) ==
         fmt::format("t.yaml:{}: params spell variant {}, not w4_made_up", renamed_line + 1, name));
-  const auto [unknown_axis, axis_line] = edited(text, "num_warps:", "colour: red, num_warps:");
+  const auto [unknown_axis, axis_line] = edited(text, "threads:", "colour: red, threads:");
   CHECK(starts_with(sweep_refusal(unknown_axis),
-                    fmt::format("t.yaml:{}: params: 'colour' is no axis of family layer_norm_modulate", axis_line)));
+                    fmt::format("t.yaml:{}: params: 'colour' is no axis of family toy_double", axis_line)));
 
   // A combination the space excludes at this size.
   SweepResults excluded = sweep;
@@ -358,10 +357,9 @@ TEST_CASE(
   }
   const std::string excluded_text = to_sweep_yaml(excluded);
   const auto [_, excluded_line] = edited(excluded_text, "variant: " + excluded.shapes[0].variants[0].variant, "");
-  CHECK(starts_with(
-      sweep_refusal(excluded_text),
-      fmt::format("t.yaml:{}: variant {} is not in the space of family layer_norm_modulate at hidden 2240: ",
-                  excluded_line, excluded.shapes[0].variants[0].variant)));
+  CHECK(starts_with(sweep_refusal(excluded_text),
+                    fmt::format("t.yaml:{}: variant {} is not in the space of family toy_double at length 100: ",
+                                excluded_line, excluded.shapes[0].variants[0].variant)));
 
   // A planted copy: only where the file says so, and written so.
   sweep.shapes[0].variants[1].variant = name + ".planted-wrong_bit";
@@ -399,7 +397,7 @@ TEST_CASE(
   Heuristics heuristics = choose_heuristics(sweep);
   const std::string yaml = to_heuristics_yaml(heuristics);
   CHECK(starts_with(yaml,
-                    "# exactune heuristics: chosen by exactune from reports/nvidia-h200/layer_norm_modulate/"
+                    "# exactune heuristics: chosen by exactune from reports/nvidia-h200/toy_double/"
                     "sweep.yaml (NVIDIA H200 second: line"));
   CHECK(parse_heuristics_yaml(yaml, "h.yaml").device.name == device);
 
@@ -427,11 +425,11 @@ TEST_CASE("the gate refuses a candidate whose chosen variant's median is NaN, on
   const auto [nan, line] = edited(text, "rotated_median_us: 10.0", "rotated_median_us: .nan");
   const fs::path candidate = dir.write("candidate.yaml", nan);
   const CliResult r =
-      run_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
+      run_toy_cli(fmt::format("gate --baseline '{}' --candidate '{}'", baseline.string(), candidate.string()));
   check_one_located_line(r, candidate);
   CHECK(r.output == fmt::format("exactune: error: {}:{}: rotated_median_us must be a finite number, got .nan\n",
                                 candidate.string(), line));
-  CHECK(run_cli(fmt::format("gate --baseline '{0}' --candidate '{0}'", baseline.string())).exit_code == 0);
+  CHECK(run_toy_cli(fmt::format("gate --baseline '{0}' --candidate '{0}'", baseline.string())).exit_code == 0);
 }
 
 TEST_CASE(
@@ -445,16 +443,16 @@ TEST_CASE(
       "- ,\n",
       "{a: 1},\n",
       sweep.substr(0, sweep.size() / 2),
-      edited(sweep, "rows_per_cta: \"1\"", "rows_per_cta: \"2147483648\"").first,
+      edited(sweep, "threads: \"32\"", "threads: \"2147483648\"").first,
       edited(sweep, "rotated_median_us: 10.0", "rotated_median_us: .nan").first,
-      edited(sweep, "model: Sana 1024px", "model: caf\xe9").first,
+      edited(sweep, "model: Toy small", "model: caf\xe9").first,
       edited(sweep, "shapes:\n", "shapes: &s\n").first,
       "exactune_sweep: " + std::string(100, '['),
       "exactune_sweep: 99999999999999999999\n",
       edited(heuristics, "format_version: 1", "format_version: 1\nformat_version: 1").first,
       edited(heuristics, "sm_count: 132", "sm_count: 1e400").first,
       heuristics.substr(0, heuristics.size() / 3),
-      "shapes:\n  - name: x\n    model: m\n    batch: 1\n    tokens: 99999999999\n    hidden: 64\n    eps: 1e-6\n",
+      "shapes:\n  - name: x\n    model: m\n    rows: 99999999999\n    length: 64\n    scale: 1e-6\n",
   };
   const TempDir dir("internal");
   for (std::size_t i = 0; i < hostile.size(); ++i) {
@@ -465,7 +463,7 @@ TEST_CASE(
           fmt::format("emit-header --from '{}' --out '{}'", file.string(), (dir.path() / "out").string()),
           fmt::format("list --shapes '{}'", file.string())}) {
       INFO(command << "\n" << hostile[i]);
-      check_one_located_line(run_cli(command), file);
+      check_one_located_line(run_toy_cli(command), file);
     }
   }
 }

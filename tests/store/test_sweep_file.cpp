@@ -1,6 +1,7 @@
 // sweep.yaml: what is written reads back the same, to the last bit of every
 // double, a file of the older format reads with its figures where they
-// belong, and a damaged file is refused with its line.
+// belong, and a damaged file is refused with its line. The shapes and
+// variants are the toy family's (tests/toy_family).
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -12,8 +13,8 @@
 #include <exactune/shapes.hpp>
 
 #include "catch.hpp"
-#include "layer_norm_modulate/layer_norm_modulate_family.hpp"
 #include "store/sweep_file.hpp"
+#include "toy_family/toy_family.hpp"
 
 using namespace exactune;
 
@@ -29,8 +30,8 @@ Timing timing(double median, double min, double max, int samples) { return {medi
 SweepResults awkward_results() {
   SweepResults r;
   r.device = {"NVIDIA H200", "nvidia-h200", "sm_90", 132, 62914560, 3201000, 5120, 13000, "13.0"};
-  r.family = "layer_norm_modulate";
-  r.reference_recipe = "aten-2.11-cu130-vectorized-layer-norm-v4x128";
+  r.family = "toy_double";
+  r.reference_recipe = "toy-1-with-a-long-name-v4x128";
   r.created = "2026-11-30T01:02:03Z";
   r.wall_s = 123.4;
   r.timing = {"CUDA graph cycling through K copies: yes",
@@ -40,22 +41,20 @@ SweepResults awkward_results() {
               0.05,
               2};
 
-  ShapeResult sana;
-  sana.shape = modulate_shape("sana-1024px", 2, 1024, 2240, 1e-6, 6);
-  sana.shape.model = "Sana 1024px";
-  sana.bytes_moved = 18350080;
-  sana.copy_rotated = timing(4.0, 3.9, 4.1, 7);
-  sana.copy_l2_resident = timing(3.61, 3.6, 3.7, 7);
-  sana.copy_cold = timing(1.0 / 3.0, 0.1, 0.30000000000000004, 7);
-  sana.reference_chain_l2_resident = timing(21.0, 20.5, 22.25, 7);
-  sana.rotation = Rotation{7, 7 * std::int64_t{18350080}};
-  sana.run_to_run_noise = {{TimingRegime::rotated, 0.1 + 0.2, 3, 3}, {TimingRegime::cold, 0.0125, 3, 2}};
+  ShapeResult wide;
+  wide.shape = exactune_test::toy_shape("wide-2048", 2048, 2240, 1e-6);
+  wide.shape.model = "Toy 2048";
+  wide.bytes_moved = 18350080;
+  wide.copy_rotated = timing(4.0, 3.9, 4.1, 7);
+  wide.copy_l2_resident = timing(3.61, 3.6, 3.7, 7);
+  wide.copy_cold = timing(1.0 / 3.0, 0.1, 0.30000000000000004, 7);
+  wide.reference_chain_l2_resident = timing(21.0, 20.5, 22.25, 7);
+  wide.rotation = Rotation{7, 7 * std::int64_t{18350080}};
+  wide.run_to_run_noise = {{TimingRegime::rotated, 0.1 + 0.2, 3, 3}, {TimingRegime::cold, 0.0125, 3, 2}};
   VariantResult fast;
-  // Variants of the family's space at hidden 2240: the reader refuses any other.
-  fast.variant = "w4_r1_predicated_v8_reload_rcp_late_f32_full";
-  fast.params = {{"num_warps", "4"},     {"rows_per_cta", "1"},  {"tail", "predicated"},
-                 {"vector_bytes", "8"},  {"pass2", "reload"},    {"counts", "rcp"},
-                 {"modulation", "late"}, {"elementwise", "f32"}, {"grid", "full"}};
+  // Variants of the family's space at length 2240: the reader refuses any other.
+  fast.variant = "t32_v4_right";
+  fast.params = {{"threads", "32"}, {"vector", "4"}, {"result", "right"}};
   fast.registers = 40;
   fast.exact = true;
   fast.cases_passed = fast.cases_total = 8;
@@ -63,24 +62,22 @@ SweepResults awkward_results() {
   fast.l2_resident = timing(10.1, 10.0, 10.3, 7);
   fast.cold = timing(14.2, 14.0, 1e21, 5);
   VariantResult wrong;
-  wrong.variant = "w8_r2_peeled_v8_reload_rcp_late_f32_full";
-  wrong.params = {{"num_warps", "8"},     {"rows_per_cta", "2"},  {"tail", "peeled"},
-                  {"vector_bytes", "8"},  {"pass2", "reload"},    {"counts", "rcp"},
-                  {"modulation", "late"}, {"elementwise", "f32"}, {"grid", "full"}};
+  wrong.variant = "t128_v8_planted_wrong";
+  wrong.params = {{"threads", "128"}, {"vector", "8"}, {"result", "planted_wrong"}};
   wrong.registers = 255;
   wrong.spill_bytes = 96;
   wrong.cases_passed = 3;
   wrong.cases_total = 8;
   wrong.failure_kind = "incorrect";
   wrong.failure =
-      "offset100_e1e-6: 5 of 4587520 elements differ; first at row 400, column 1551: \"0x3f80\" vs "
+      "uniform: 5 of 4587520 elements differ; first at row 400, column 1551: \"0x3f80\" vs "
       "0x3f81 # not a comment\n\tsecond line \\ backslash, caf\xc3\xa9";
-  sana.variants = {fast, wrong};
+  wide.variants = {fast, wrong};
 
   ShapeResult empty;  // no timings, no variants
-  empty.shape = modulate_shape("tiny", 1, 1, 4, 0.1, 1);
+  empty.shape = exactune_test::toy_shape("tiny", 1, 4, 0.1);
   empty.shape.model = "yes";
-  r.shapes = {sana, empty};
+  r.shapes = {wide, empty};
   return r;
 }
 
@@ -173,7 +170,7 @@ void check_same(const SweepResults& a, const SweepResults& b) {
 // it. Line numbers matter.
 const std::string kValid =
     "exactune_sweep: 1\n"                  // 1
-    "family: layer_norm_modulate\n"        // 2
+    "family: toy_double\n"                 // 2
     "reference_recipe: r\n"                // 3
     "created: \"2026-11-30T01:02:03Z\"\n"  // 4
     "wall_s: 1.5\n"                        // 5
@@ -183,25 +180,23 @@ const std::string kValid =
     "shapes:\n"                                                      // 8
     "  - name: s\n"                                                  // 9
     "    model: m\n"                                                 // 10
-    "    batch: 1\n"                                                 // 11
-    "    tokens: 2\n"                                                // 12
-    "    hidden: 64\n"                                               // 13
-    "    eps: 1.0e-06\n"                                             // 14
-    "    modulation_rows: 1\n"                                       // 15
-    "    bytes_moved: 1024\n"                                        // 16
-    "    copy_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"   // 17
-    "    variants:\n"                                                // 18
-    "      - variant: v\n"                                           // 19
-    "        params: {num_warps: \"4\"}\n"                           // 20
-    "        registers: 40\n"                                        // 21
-    "        spill_bytes: 0\n"                                       // 22
-    "        exact: true\n"                                          // 23
-    "        cases: \"8/8\"\n"                                       // 24
-    "        median_us: 4.0\n"                                       // 25
-    "        min_us: 3.9\n"                                          // 26
-    "        max_us: 4.1\n"                                          // 27
-    "        samples: 7\n"                                           // 28
-    "        copy_ratio: 2.0\n";                                     // 29
+    "    rows: 2\n"                                                  // 11
+    "    length: 64\n"                                               // 12
+    "    scale: 1.0e-06\n"                                           // 13
+    "    bytes_moved: 1024\n"                                        // 14
+    "    copy_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"   // 15
+    "    variants:\n"                                                // 16
+    "      - variant: v\n"                                           // 17
+    "        params: {threads: \"32\"}\n"                            // 18
+    "        registers: 40\n"                                        // 19
+    "        spill_bytes: 0\n"                                       // 20
+    "        exact: true\n"                                          // 21
+    "        cases: \"8/8\"\n"                                       // 22
+    "        median_us: 4.0\n"                                       // 23
+    "        min_us: 3.9\n"                                          // 24
+    "        max_us: 4.1\n"                                          // 25
+    "        samples: 7\n"                                           // 26
+    "        copy_ratio: 2.0\n";                                     // 27
 
 // kValid with line `line` (1-based) replaced by `text` (nothing: removed).
 std::string with_line(int line, const std::string& text) {
@@ -254,14 +249,12 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
                  "{noise: 0.0125, passes: 3, variants: 2}}\n"));
   CHECK(contains(text, "        rotated_median_us: 12.0\n"));
   CHECK(contains(text, "        l2_resident_median_us: 10.1\n"));
-  CHECK(contains(text, "    eps: 1.0e-06\n"));  // a '.' in every double, for YAML 1.1 readers
+  CHECK(contains(text, "    scale: 1.0e-06\n"));  // a '.' in every double, for YAML 1.1 readers
   // The parameters in the family's order, between the model and bytes_moved.
   CHECK(contains(text,
-                 "    model: Sana 1024px\n    batch: 2\n    tokens: 1024\n    hidden: 2240\n    eps: 1.0e-06\n"
-                 "    modulation_rows: 6\n    bytes_moved: 18350080\n"));
-  CHECK(contains(text,
-                 "        params: {num_warps: \"4\", rows_per_cta: \"1\", tail: predicated, vector_bytes: \"8\", "
-                 "pass2: reload, counts: rcp, modulation: late, elementwise: f32, grid: full}\n"));
+                 "    model: Toy 2048\n    rows: 2048\n    length: 2240\n    scale: 1.0e-06\n"
+                 "    bytes_moved: 18350080\n"));
+  CHECK(contains(text, "        params: {threads: \"32\", vector: \"4\", result: right}\n"));
   CHECK(contains(text, "    model: \"yes\"\n"));  // not a bool
   CHECK(contains(text, "        copy_ratios: {rotated: 3.000, l2_resident: 2.798, cold: 42.600}\n"));
   CHECK(contains(text, "        cold_samples: 5\n"));
@@ -276,10 +269,10 @@ TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
   REQUIRE(r.find("tiny") != nullptr);
   CHECK(r.find("tiny")->shape.size == 4);
   CHECK(r.find("nope") == nullptr);
-  const ShapeResult& sana = *r.find("sana-1024px");
-  REQUIRE(sana.find("w8_r2_peeled_v8_reload_rcp_late_f32_full") != nullptr);
-  CHECK(sana.find("w8_r2_peeled_v8_reload_rcp_late_f32_full")->registers == 255);
-  CHECK(sana.find("w1") == nullptr);
+  const ShapeResult& wide = *r.find("wide-2048");
+  REQUIRE(wide.find("t128_v8_planted_wrong") != nullptr);
+  CHECK(wide.find("t128_v8_planted_wrong")->registers == 255);
+  CHECK(wide.find("t32") == nullptr);
 }
 
 TEST_CASE("a file of format 1 parses: its hot figures are L2-resident, its eager chain the reference chain",
@@ -289,9 +282,9 @@ TEST_CASE("a file of format 1 parses: its hot figures are L2-resident, its eager
   // The family derives the size and rows from the parameters.
   CHECK(r.shapes[0].shape.size == 64);
   CHECK(r.shapes[0].shape.rows() == 2);
-  CHECK(r.shapes[0].shape.describe_parameters() == "batch=1, tokens=2, hidden=64, eps=1.0e-06, modulation_rows=1");
+  CHECK(r.shapes[0].shape.describe_parameters() == "rows=2, length=64, scale=1.0e-06");
   // A parameter with a default may be left out.
-  CHECK(parse_sweep_yaml(with_line(15, ""), "t.yaml").shapes[0].shape.integer("modulation_rows") == 1);
+  CHECK(parse_sweep_yaml(with_line(13, ""), "t.yaml").shapes[0].shape.number("scale") == 2.0);
   const VariantResult& v = r.shapes[0].variants.at(0);
   CHECK(v.exact);
   CHECK(v.cases_passed == 8);
@@ -312,7 +305,7 @@ TEST_CASE("a file of format 1 parses: its hot figures are L2-resident, its eager
   CHECK(contains(again, "    copy_l2_resident_us: {median: 2.0, min: 1.0, max: 3.0, samples: 7}\n"));
   CHECK(contains(again, "        l2_resident_median_us: 4.0\n"));
   const SweepResults eager =
-      parse_sweep_yaml(with_line(17, "    eager_us: {median: 9.0, min: 9.0, max: 9.0, samples: 7}"), "t.yaml");
+      parse_sweep_yaml(with_line(15, "    eager_us: {median: 9.0, min: 9.0, max: 9.0, samples: 7}"), "t.yaml");
   REQUIRE(eager.shapes[0].reference_chain_l2_resident);
   CHECK(eager.shapes[0].reference_chain_l2_resident->median_us == 9.0);
 }
@@ -328,26 +321,26 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
       {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
-      {11, "    batch: \"1\"", "t.yaml:11: batch must be an integer, got the quoted string \"1\""},
-      {11, "    batch: 1.5", "t.yaml:11: batch must be an integer, got '1.5'"},
-      {11, "    batch:", "t.yaml:11: batch has no value"},
-      {12, "    tokenz: 2", "t.yaml:12: unknown key 'tokenz' in a shape"},
-      {12, "", "t.yaml:9: a shape is missing key 'tokens'"},
-      {13, "    hidden: 66", "t.yaml:13: hidden 66 is not a multiple of 4"},
-      {14, "    eps: 0.0", "t.yaml:14: eps 0 must be a finite number > 0"},
-      {15, "    modulation_stride: 64", "t.yaml:15: unknown key 'modulation_stride' in a shape"},
+      {11, "    rows: \"2\"", "t.yaml:11: rows must be an integer, got the quoted string \"2\""},
+      {11, "    rows: 1.5", "t.yaml:11: rows must be an integer, got '1.5'"},
+      {11, "    rows:", "t.yaml:11: rows has no value"},
+      {12, "    lenght: 64", "t.yaml:12: unknown key 'lenght' in a shape"},
+      {12, "", "t.yaml:9: a shape is missing key 'length'"},
+      {12, "    length: 66", "t.yaml:12: length 66 is not a multiple of 4"},
+      {13, "    scale: 0.0", "t.yaml:13: scale must be > 0"},
+      {13, "    stride: 64", "t.yaml:13: unknown key 'stride' in a shape"},
       {2, "family: rms_norm", "t.yaml:2: family: no kernel family named 'rms_norm'"},
-      {17, "    copy_us: {median: 2.0, min: 1.0, max: 3.0}", "t.yaml:17: copy_us is missing key 'samples'"},
-      {19, "      - variant: v\n        variant: w", "t.yaml:20: key 'variant' appears twice in a variant"},
-      {20, "        params: [4]", "t.yaml:20: params must be a map, got a list"},
-      {23, "        exact: yes", "t.yaml:23: exact must be true or false, got 'yes'"},
-      {24, "        cases: \"9/8\"", "t.yaml:24: cases must be \"passed/total\""},
-      {25, "", "t.yaml:19: a variant is missing key 'median_us'"},
-      {28, "        sample: 7", "t.yaml:28: unknown key 'sample' in a variant"},
-      {29,
+      {15, "    copy_us: {median: 2.0, min: 1.0, max: 3.0}", "t.yaml:15: copy_us is missing key 'samples'"},
+      {17, "      - variant: v\n        variant: w", "t.yaml:18: key 'variant' appears twice in a variant"},
+      {18, "        params: [4]", "t.yaml:18: params must be a map, got a list"},
+      {21, "        exact: yes", "t.yaml:21: exact must be true or false, got 'yes'"},
+      {22, "        cases: \"9/8\"", "t.yaml:22: cases must be \"passed/total\""},
+      {23, "", "t.yaml:17: a variant is missing key 'median_us'"},
+      {26, "        sample: 7", "t.yaml:26: unknown key 'sample' in a variant"},
+      {27,
        "        copy_ratio: 2.0\n      - variant: v\n        params: {}\n        registers: 1\n        spill_bytes: 0\n"
        "        exact: false\n        cases: \"0/8\"",
-       "t.yaml:30: in shape 's', variant 'v' appears twice"},
+       "t.yaml:28: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
       {1, "exactune_sweep: 5\nextra: 1", "t.yaml:1: exactune_sweep: 5 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
@@ -361,7 +354,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
   CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 4'");
 }
 
-TEST_CASE("write_sweep_file replaces the file whole; read_sweep_file names a file it cannot read", "[sweep_file]") {
+TEST_CASE("write_sweep_file replaces the file whole, read_sweep_file names a file it cannot read", "[sweep_file]") {
   const auto dir = std::filesystem::temp_directory_path() / "exactune_test_sweep_file";
   std::filesystem::remove_all(dir);
   const auto path = dir / "nvidia-h200" / "sweep.yaml";

@@ -1,8 +1,9 @@
 // Search strategies (harness/strategies/): the registry's contract with a
 // plug-in registered the way any strategy is, exhaustive and successive halving
 // deciding on synthetic screens (no GPU, nothing timed), and what sweep.yaml
-// and summary.md record of a strategy's decisions: written, read back, and
-// absent from the format-3 files committed before strategies.
+// and summary.md record of a strategy's decisions (on the toy family's recorded
+// sweep, support/recorded_sweep.hpp): written, read back, and absent from the
+// format-3 files committed before strategies.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,7 +22,7 @@
 #include "store/sweep_file.hpp"
 #include "strategies/builtin_strategies.hpp"
 #include "strategies/strategy_registry.hpp"
-#include "sweep_file_fixture.hpp"
+#include "support/recorded_sweep.hpp"
 
 using namespace exactune;
 
@@ -104,7 +105,7 @@ TEST_CASE("a strategy registered through the registry is found by name, listed, 
   CHECK(d.cut[0].screen.figure == 2.0);
 }
 
-TEST_CASE("an unknown strategy is refused naming every known one; a name taken twice is refused", "[strategies]") {
+TEST_CASE("an unknown strategy is refused naming every known one, a name taken twice is refused", "[strategies]") {
   try {
     StrategyRegistry::instance().find("fastest");
     FAIL("an unknown strategy was found");
@@ -193,13 +194,13 @@ TEST_CASE("successive halving leaves the re-timing its contenders, screens none 
 
 TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round and screen, and reads them back",
           "[strategies][sweep_file]") {
-  using namespace heuristics_fixture;
-  SweepResults r = sweep_file_fixture::readable_sweep();
+  using namespace recorded;
+  SweepResults r = readable_sweep();
   r.strategy = "successive_halving";
   r.strategy_settings = halving().settings();
   VariantResult* cut = nullptr;
   for (VariantResult& v : r.shapes.at(0).variants) {
-    if (v.variant == full(kUntimed)) cut = &v;
+    if (v.variant == kUntimed) cut = &v;
   }
   REQUIRE(cut != nullptr);
   cut->screened_out = ScreenedOut{
@@ -214,7 +215,7 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
   const SweepResults read = parse_sweep_yaml(text, "s.yaml");
   CHECK(read.strategy == r.strategy);
   CHECK(read.strategy_settings == r.strategy_settings);
-  const VariantResult* back = read.shapes.at(0).find(full(kUntimed));
+  const VariantResult* back = read.shapes.at(0).find(kUntimed);
   REQUIRE(back != nullptr);
   REQUIRE(back->screened_out);
   CHECK(back->screened_out->round == 2);
@@ -226,7 +227,7 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
   // The chooser, and summary.md, take a sweep with untimed exact variants; the summary says who chose and how many.
   const std::string md = summary_markdown(read, choose_heuristics(read));
   CHECK(contains(md, "Search strategy `successive_halving` (screens of 3 samples"));
-  CHECK(contains(md, "Exact variants timed fully, per shape: edge-37 3 of 4, sana 3 of 3, untimed-4000 0 of 2"));
+  CHECK(contains(md, "Exact variants timed fully, per shape: edge-37 3 of 4, mid 3 of 3, untimed-4000 0 of 2"));
 
   // A screened-out variant is exact and untimed: one with timings is refused on its line.
   const std::string timed_and_cut = [&] {
@@ -252,23 +253,36 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
 }
 
 TEST_CASE(
-    "a committed format-3 sweep still reads and writes back the same, with no strategy, and its summary says none",
-    "[strategies]") {
-  const std::filesystem::path committed =
-      std::filesystem::path(EXACTUNE_SOURCE_DIR) / "reports" / "nvidia-h200" / "layer_norm_modulate" / "sweep.yaml";
-  const std::string text = heuristics_fixture::read_text(committed);
-  REQUIRE(text.find("\nexactune_sweep: 3\n") != std::string::npos);
-  const SweepResults r = parse_sweep_yaml(text, committed.string());
-  CHECK(r.strategy.empty());
-  CHECK(to_sweep_yaml(r) == text);  // written as format 3 still: the committed reports regenerate byte for byte
-  for (const ShapeResult& s : r.shapes) {
-    for (const VariantResult& v : s.variants) CHECK_FALSE(v.screened_out);
+    "every committed format-3 sweep still reads and writes back the same, with no strategy, and its summary says "
+    "none",
+    "[strategies][committed]") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> sweeps;
+  for (const fs::directory_entry& gpu : fs::directory_iterator(fs::path(EXACTUNE_SOURCE_DIR) / "reports")) {
+    if (!gpu.is_directory()) continue;
+    for (const fs::directory_entry& family : fs::directory_iterator(gpu.path())) {
+      if (fs::exists(family.path() / "sweep.yaml")) sweeps.push_back(family.path() / "sweep.yaml");
+    }
   }
-  // A format-3 file marking a variant screened out is refused: the key did not exist then.
-  std::string marked = text;
-  const std::size_t exact_line = marked.find("        exact: true\n");
-  REQUIRE(exact_line != std::string::npos);
-  marked.insert(exact_line, "        screened_out: {round: 1}\n");
-  CHECK_THROWS_AS(parse_sweep_yaml(marked, "old.yaml"), input_error);
-  CHECK_FALSE(heuristics_fixture::contains(summary_markdown(r, choose_heuristics(r)), "Search strategy"));
+  int format_3 = 0;
+  for (const fs::path& committed : sweeps) {
+    const std::string text = recorded::read_text(committed);
+    if (text.find("\nexactune_sweep: 3\n") == std::string::npos) continue;
+    ++format_3;
+    INFO(committed.string());
+    const SweepResults r = parse_sweep_yaml(text, committed.string());
+    CHECK(r.strategy.empty());
+    CHECK(to_sweep_yaml(r) == text);  // written as format 3 still: the committed reports regenerate byte for byte
+    for (const ShapeResult& s : r.shapes) {
+      for (const VariantResult& v : s.variants) CHECK_FALSE(v.screened_out);
+    }
+    // A format-3 file marking a variant screened out is refused: the key did not exist then.
+    std::string marked = text;
+    const std::size_t exact_line = marked.find("        exact: true\n");
+    REQUIRE(exact_line != std::string::npos);
+    marked.insert(exact_line, "        screened_out: {round: 1}\n");
+    CHECK_THROWS_AS(parse_sweep_yaml(marked, "old.yaml"), input_error);
+    CHECK_FALSE(recorded::contains(summary_markdown(r, choose_heuristics(r)), "Search strategy"));
+  }
+  CHECK(format_3 > 0);
 }

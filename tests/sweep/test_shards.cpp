@@ -1,7 +1,9 @@
 // Sweeping part of the space (issue 14, items 3 to 5): the shard partition,
 // `exactune merge` and what it refuses, gate mode's selection from a
 // heuristics table and the gate on the narrowed sweep it writes, and the
-// CLI's --shard, --devices and a CPU sweep split in two.
+// CLI's --shard, --devices and a CPU sweep split in two. The sweeps are the
+// toy family's (support/recorded_sweep.hpp), the commands run in the CLI of the
+// toy family.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,18 +23,17 @@
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
 #include "gate/gate_selection.hpp"
-#include "heuristics_fixture.hpp"
 #include "space/selection.hpp"
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
 #include "store/sweep_merge.hpp"
+#include "support/recorded_sweep.hpp"
 #include "support/run_cli.hpp"
-#include "sweep_file_fixture.hpp"
+#include "toy_family/toy_family.hpp"
 
 using namespace exactune;
-using namespace heuristics_fixture;
-using namespace sweep_file_fixture;
+using namespace recorded;
 namespace fs = std::filesystem;
 
 namespace {
@@ -103,6 +104,21 @@ std::map<ShapeVariant, std::string> records_of(const SweepResults& sweep) {
   return records;
 }
 
+// A table chosen from `sweep`, written as <dir>/heuristics.yaml (gate mode
+// names the file), and the shapes the sweep defines.
+struct WrittenTable {
+  Heuristics table;
+  fs::path file;
+  std::vector<Shape> shapes;
+};
+
+WrittenTable written_table(const TempDir& dir, const SweepResults& sweep) {
+  WrittenTable written{choose_heuristics(sweep), dir.path() / "heuristics.yaml", {}};
+  write_text(written.file, to_heuristics_yaml(written.table));
+  for (const ShapeResult& s : sweep.shapes) written.shapes.push_back(s.shape);
+  return written;
+}
+
 int verify_runs(const std::string& output) {
   std::smatch match;
   REQUIRE(std::regex_search(output, match, std::regex(R"(: (\d+) runs: )")));
@@ -113,10 +129,9 @@ int verify_runs(const std::string& output) {
 
 TEST_CASE("shards partition a sweep's (shape, variant) pairs: each exactly once, evenly, the same every time",
           "[shards]") {
-  const std::vector<Shape> shapes = {modulate_shape("a", 1, 8, 2240, 1e-6, 1),
-                                     modulate_shape("b", 2, 8, 3072, 1e-6, 1)};
-  const std::vector<ShapeVariant> all = space_pairs(layer_norm_modulate_family(), shapes, "*");
-  REQUIRE(all.size() > 100);
+  const std::vector<Shape> shapes = {exactune_test::toy_shape("a", 8, 2240), exactune_test::toy_shape("b", 16, 3072)};
+  const std::vector<ShapeVariant> all = space_pairs(exactune_test::toy_family(), shapes, "*");
+  REQUIRE(all.size() == 40);  // every variant of the toy serves both sizes
   REQUIRE(std::is_sorted(all.begin(), all.end()));
   for (int n = 1; n <= 5; ++n) {
     std::map<ShapeVariant, int> times_selected;
@@ -192,10 +207,10 @@ TEST_CASE("a merged shape's copy is the median across shards and its noise takes
     shards.push_back(s);
   }
   const SweepResults merged = merge_shards(shard_files(dir, shards));
-  const ShapeResult& sana = *merged.find("sana");
-  REQUIRE(sana.copy_rotated);
-  CHECK(sana.copy_rotated->median_us == 2.1);
-  const RunToRunNoise* noise = sana.noise(TimingRegime::rotated);
+  const ShapeResult& mid = *merged.find("mid");
+  REQUIRE(mid.copy_rotated);
+  CHECK(mid.copy_rotated->median_us == 2.1);
+  const RunToRunNoise* noise = mid.noise(TimingRegime::rotated);
   REQUIRE(noise != nullptr);
   CHECK(noise->shards == 3);
   CHECK(noise->across_shards == Approx(0.2 / 2.1));
@@ -203,7 +218,7 @@ TEST_CASE("a merged shape's copy is the median across shards and its noise takes
   CHECK(noise->passes == 3);
   // Read back as written.
   const SweepResults again = parse_sweep_yaml(to_sweep_yaml(merged), "merged.yaml");
-  CHECK(again.find("sana")->noise(TimingRegime::rotated)->across_shards == noise->across_shards);
+  CHECK(again.find("mid")->noise(TimingRegime::rotated)->across_shards == noise->across_shards);
   // Two shards: the mean of the two.
   const TempDir two("merge-two");
   std::vector<SweepResults> halves = {shard_sweep(whole, {1, 2}), shard_sweep(whole, {2, 2})};
@@ -211,7 +226,7 @@ TEST_CASE("a merged shape's copy is the median across shards and its noise takes
     for (ShapeResult& shape : halves[i].shapes)
       shape.copy_rotated = Timing{copies[2 * i], copies[2 * i], copies[2 * i], 20};
   }
-  CHECK(merge_shards(shard_files(two, halves)).find("sana")->copy_rotated->median_us == Approx(2.05));
+  CHECK(merge_shards(shard_files(two, halves)).find("mid")->copy_rotated->median_us == Approx(2.05));
 }
 
 TEST_CASE(
@@ -231,7 +246,7 @@ TEST_CASE(
       {"gpu sm_count", "gpu", [](SweepResults& r) { r.device.sm_count = 114; }},
       {"gpu driver_version", "gpu", [](SweepResults& r) { r.device.driver_version = 12080; }},
       {"gpu nvrtc_version", "gpu", [](SweepResults& r) { r.device.nvrtc_version = "12.8"; }},
-      {"reference_recipe", "reference_recipe", [](SweepResults& r) { r.reference_recipe = "torch 2.12 eager"; }},
+      {"reference_recipe", "reference_recipe", [](SweepResults& r) { r.reference_recipe = "toy-2"; }},
       {"seed", "seed", [](SweepResults& r) { r.seed = 2; }},
       {"timing", "timing", [](SweepResults& r) { r.timing.repetitions = 7; }},
       {"strategy", "strategy", [](SweepResults& r) { r.strategy = "halving"; }},
@@ -281,13 +296,8 @@ TEST_CASE(
 TEST_CASE("gate mode selects each choice's chosen variant and runner-up on the shape it rests on, and nothing else",
           "[shards]") {
   const TempDir dir("gate-selection");
-  const SweepResults whole = readable_sweep();
-  const Heuristics table = choose_heuristics(whole);
-  const fs::path file = dir.path() / "heuristics.yaml";
-  write_text(file, to_heuristics_yaml(table));
-  std::vector<Shape> shapes;
-  for (const ShapeResult& s : whole.shapes) shapes.push_back(s.shape);
-  const Selection selection = gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*");
+  auto [table, file, shapes] = written_table(dir, readable_sweep());
+  const Selection selection = gate_selection(table, file.string(), exactune_test::toy_family(), shapes, "*");
   std::set<ShapeVariant> expected;
   for (const Choice& c : table.device.choices) {
     expected.insert({c.shape, c.chosen.variant});
@@ -295,15 +305,15 @@ TEST_CASE("gate mode selects each choice's chosen variant and runner-up on the s
   }
   REQUIRE(selection.pairs() != nullptr);
   CHECK(*selection.pairs() == expected);
-  CHECK(expected.count({"sana", full(kAten)}) == 1);
+  CHECK(expected.count({"mid", kDefault}) == 1);
   CHECK_FALSE(selection.selects_any_of("untimed-4000"));  // no choice rests on it
   // A table resting on a shape the sweep does not define is refused at that shape's line.
-  shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [](const Shape& s) { return s.name == "sana"; }),
+  shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [](const Shape& s) { return s.name == "mid"; }),
                shapes.end());
   const std::string refused =
-      message_of([&] { gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*"); });
+      message_of([&] { gate_selection(table, file.string(), exactune_test::toy_family(), shapes, "*"); });
   CHECK(refused.find(file.string() + ":") != std::string::npos);
-  CHECK(refused.find("rests on shape 'sana'") != std::string::npos);
+  CHECK(refused.find("rests on shape 'mid'") != std::string::npos);
 }
 
 TEST_CASE(
@@ -312,13 +322,9 @@ TEST_CASE(
     "[shards]") {
   const TempDir dir("gate-narrowed");
   const SweepResults baseline = readable_sweep();
-  const Heuristics table = choose_heuristics(baseline);
-  const fs::path file = dir.path() / "heuristics.yaml";
-  write_text(file, to_heuristics_yaml(table));
-  std::vector<Shape> shapes;
-  for (const ShapeResult& s : baseline.shapes) shapes.push_back(s.shape);
+  const auto [table, file, shapes] = written_table(dir, baseline);
   SweepResults candidate = baseline;
-  drop_unselected(candidate.shapes, gate_selection(table, file.string(), layer_norm_modulate_family(), shapes, "*"));
+  drop_unselected(candidate.shapes, gate_selection(table, file.string(), exactune_test::toy_family(), shapes, "*"));
   candidate.only = file.string();
   GateOptions options;
   for (const ShapeResult& s : baseline.shapes) {
@@ -338,11 +344,11 @@ TEST_CASE(
   SweepResults whole_claimed = candidate;
   whole_claimed.only.clear();
   CHECK_FALSE(compare_sweeps(baseline, whole_claimed, options).passed());
-  // Without sana's chosen variant it fails.
+  // Without mid's chosen variant it fails.
   SweepResults missing = candidate;
   for (ShapeResult& s : missing.shapes) {
-    if (s.shape.name == "sana") {
-      std::erase_if(s.variants, [&](const VariantResult& v) { return v.variant == options.chosen.at("sana"); });
+    if (s.shape.name == "mid") {
+      std::erase_if(s.variants, [&](const VariantResult& v) { return v.variant == options.chosen.at("mid"); });
     }
   }
   const GateReport failed = compare_sweeps(baseline, missing, options);
@@ -357,7 +363,7 @@ TEST_CASE(
 
 TEST_CASE("the sweep says what is wrong with --shard and --devices in one line", "[shards][cli_messages]") {
   for (const char* shard : {"3/2", "x"}) {
-    const CliResult r = run_cli(fmt::format("sweep --shard {} --variants 'w1_r1_*'", shard));
+    const CliResult r = run_toy_cli(fmt::format("sweep --shard {} --variants 't32_*'", shard));
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output == fmt::format("exactune: error: --shard {}: must be i/n, whole numbers with 1 <= i <= n (e.g. 1/2 "
@@ -366,7 +372,10 @@ TEST_CASE("the sweep says what is wrong with --shard and --devices in one line",
   }
   INFO("the CPU suites run with CUDA_VISIBLE_DEVICES empty (tests/CMakeLists.txt): no GPU is visible to them");
   REQUIRE(why_no_gpu().has_value());
-  const CliResult r = run_cli("sweep --devices all --variants 'w1_r1_*'");
+  const TempDir dir("devices");
+  const fs::path shapes = dir.path() / "shapes.yaml";
+  write_text(shapes, "shapes:\n  - {name: s-l64, model: test, rows: 2, length: 64}\n");
+  const CliResult r = run_toy_cli(fmt::format("sweep --devices all --shapes '{}' --variants 't32_*'", shapes.string()));
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
@@ -378,15 +387,14 @@ TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves th
   const fs::path shapes = dir.path() / "shapes.yaml";
   write_text(shapes,
              "shapes:\n"
-             "  - {name: s-d64, model: test, batch: 1, tokens: 2, hidden: 64, eps: 1e-6, modulation_rows: 6}\n"
-             "  - {name: s-d128, model: test, batch: 1, tokens: 2, hidden: 128, eps: 1e-5, modulation_rows: 6}\n");
-  const std::string base = fmt::format(
-      "sweep --cpu --rows 1 --shapes '{}' --variants 'w1_r1_predicated_v8_reload_rcp_late_*'", shapes.string());
-  const CliResult whole = run_cli(base);
+             "  - {name: s-l64, model: test, rows: 2, length: 64}\n"
+             "  - {name: s-l128, model: test, rows: 2, length: 128, scale: 0.5}\n");
+  const std::string base = fmt::format("sweep --cpu --rows 1 --shapes '{}' --variants 't32_*_right'", shapes.string());
+  const CliResult whole = run_toy_cli(base);
   INFO(whole.output);
   REQUIRE(whole.exit_code == 0);
-  const CliResult first = run_cli(base + " --shard 1/2");
-  const CliResult second = run_cli(base + " --shard 2/2");
+  const CliResult first = run_toy_cli(base + " --shard 1/2");
+  const CliResult second = run_toy_cli(base + " --shard 2/2");
   INFO(first.output << second.output);
   REQUIRE(first.exit_code == 0);
   REQUIRE(second.exit_code == 0);

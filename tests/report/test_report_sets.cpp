@@ -1,7 +1,9 @@
 // The reports as sets: `report`, `emit-header` and `tables` replace all their
 // files or none (a folder where one file goes, a heuristics.yaml that cannot be
 // read, a shape name that is no file name), never write outside their folder,
-// and clear the temporaries a killed run left; and write_file_set itself.
+// and clear the temporaries a killed run left; and write_file_set itself. The
+// commands run in the CLI of the toy family (run_toy_cli), on the recorded
+// sweep of support/recorded_sweep.hpp.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,21 +18,19 @@
 
 #include "catch.hpp"
 #include "choose/chooser.hpp"
-#include "heuristics_fixture.hpp"
 #include "report/file_set.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "store/heuristics_file.hpp"
+#include "support/recorded_sweep.hpp"
 #include "support/run_cli.hpp"
-#include "sweep_file_fixture.hpp"
 
 using namespace exactune;
-using namespace heuristics_fixture;
-using namespace sweep_file_fixture;
+using namespace recorded;
 namespace fs = std::filesystem;
 
 namespace {
 
-// Every file under `folder` (hidden ones too) with its bytes, by path relative to it.
+// Every file under `folder` (those named with a leading dot too) with its bytes, by path relative to it.
 std::map<std::string, std::string> files_under(const fs::path& folder) {
   std::map<std::string, std::string> files;
   for (const fs::directory_entry& e : fs::recursive_directory_iterator(folder)) {
@@ -67,7 +67,7 @@ TEST_CASE("report refuses a shape name that is no file name, and writes nothing,
   const fs::path sweep = write_sweep(dir.path() / "in", results);
   const fs::path out = dir.path() / "a" / "b" / "out";
   fs::create_directories(out);
-  const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.string()));
+  const CliResult r = run_toy_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   // The sweep's reader refuses it, on its line, before any report is made of it.
@@ -81,7 +81,7 @@ TEST_CASE("report replaces its whole set or nothing: a folder where summary.md g
   const TempDir dir("report-set-whole");
   const fs::path out = dir.path() / "out";
   const fs::path first = write_sweep(dir.path() / "first");
-  REQUIRE(run_cli(fmt::format("report --from '{}' --out '{}'", first.string(), out.string())).exit_code == 0);
+  REQUIRE(run_toy_cli(fmt::format("report --from '{}' --out '{}'", first.string(), out.string())).exit_code == 0);
   // summary.md comes after sweep.yaml, heuristics.yaml, the header and the JSON:
   // those four are renamed into place first and must be put back.
   fs::remove(out / "summary.md");
@@ -89,13 +89,13 @@ TEST_CASE("report replaces its whole set or nothing: a folder where summary.md g
   const auto before = files_under(out);
   REQUIRE(before.count("heuristics.yaml") == 1);
 
-  // A sweep where the wide variant wins sana: every one of those four files changes.
+  // A sweep where the wide variant wins mid: every one of those four files changes.
   SweepResults faster = readable_sweep();
-  REQUIRE(faster.shapes[1].variants[1].variant == full(kWide));
+  REQUIRE(faster.shapes[1].variants[1].variant == kWide);
   faster.shapes[1].variants[1].rotated->median_us = 9.0;
   faster.wall_s = 99;
   const fs::path second = write_sweep(dir.path() / "second", faster);
-  const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", second.string(), out.string()));
+  const CliResult r = run_toy_cli(fmt::format("report --from '{}' --out '{}'", second.string(), out.string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(contains(r.output, fmt::format("exactune: error: {}: is a folder, not a file", (out / "summary.md").string())));
@@ -113,7 +113,7 @@ TEST_CASE("emit-header writes both files or neither", "[report_sets]") {
   SECTION("a folder where the JSON goes leaves the header as it was") {
     fs::create_directories(out / kHeuristicsJsonFile);
     write_text(out / kHeuristicsHeaderFile, "// the committed header\n");
-    const CliResult r = run_cli(fmt::format("emit-header --from '{}' --out '{}'", yaml.string(), out.string()));
+    const CliResult r = run_toy_cli(fmt::format("emit-header --from '{}' --out '{}'", yaml.string(), out.string()));
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK(read_text(out / kHeuristicsHeaderFile) == "// the committed header\n");
@@ -126,7 +126,7 @@ TEST_CASE("emit-header writes both files or neither", "[report_sets]") {
     text.replace(device + 8, 1, "\xff");
     write_text(yaml, text);
     const int line = static_cast<int>(std::count(text.begin(), text.begin() + device, '\n')) + 1;
-    const CliResult r = run_cli(fmt::format("emit-header --from '{}' --out '{}'", yaml.string(), out.string()));
+    const CliResult r = run_toy_cli(fmt::format("emit-header --from '{}' --out '{}'", yaml.string(), out.string()));
     INFO(r.output);
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, fmt::format("exactune: error: {}:{}:", yaml.string(), line)));
@@ -137,15 +137,15 @@ TEST_CASE("emit-header writes both files or neither", "[report_sets]") {
 
 TEST_CASE("tables replaces its whole set or nothing", "[report_sets]") {
   const TempDir dir("report-set-tables");
-  const fs::path gpu = dir.path() / "reports" / "nvidia-h200" / "layer_norm_modulate";
+  const fs::path gpu = dir.path() / "reports" / "nvidia-h200" / "toy_double";
   fs::create_directories(gpu);
   write_text(gpu / "heuristics.yaml", to_heuristics_yaml(choose_heuristics(recorded_sweep())));
   const fs::path out = dir.path() / "tables";
   // The per-device file is written after the two tables.
-  fs::create_directories(out / "layer_norm_modulate" / "device_name=NVIDIA_H200.json");
+  fs::create_directories(out / "toy_double" / "device_name=NVIDIA_H200.json");
   write_text(out / kTablesHeaderFile, "// the committed tables\n");
   const CliResult r =
-      run_cli(fmt::format("tables --reports '{}' --out '{}'", (dir.path() / "reports").string(), out.string()));
+      run_toy_cli(fmt::format("tables --reports '{}' --out '{}'", (dir.path() / "reports").string(), out.string()));
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(read_text(out / kTablesHeaderFile) == "// the committed tables\n");
@@ -163,7 +163,7 @@ TEST_CASE("report removes the temporaries a killed run left, and keeps those of 
   const fs::path someone_elses = out / fmt::format("notes.tmp{}", dead);            // no name of the set
   for (const fs::path& p : {killed_set, killed_single, running, someone_elses}) write_text(p, "partial");
 
-  const CliResult r = run_cli(fmt::format("report --from '{}'", sweep.string()));
+  const CliResult r = run_toy_cli(fmt::format("report --from '{}'", sweep.string()));
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_FALSE(fs::exists(killed_set));

@@ -1,5 +1,6 @@
 // The regression gate: its decisions on crafted sweeps, its JUnit output, and
-// the `exactune gate` command's exit codes on the sweeps in tests/data/gate.
+// the `exactune gate` command's exit codes on the sweeps in tests/data/gate
+// (the toy family's, run by the CLI of the toy family).
 #include <fmt/format.h>
 #include <sys/wait.h>
 
@@ -17,6 +18,7 @@
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_directory.hpp"
 
 using namespace exactune;
 
@@ -43,7 +45,7 @@ VariantResult incorrect(const std::string& name) {
   v.cases_passed = 7;
   v.cases_total = 8;
   v.failure_kind = "incorrect";
-  v.failure = "offset100_e1e-6: 5 of 4587520 elements differ; first at row 400, column 1551: <0x3f80> & 0x3f81";
+  v.failure = "uniform: 5 of 4587520 elements differ; first at row 400, column 1551: <0x3f80> & 0x3f81";
   return v;
 }
 
@@ -56,8 +58,8 @@ ShapeResult shape(const std::string& name, std::vector<VariantResult> variants) 
 
 SweepResults sweep(std::vector<ShapeResult> shapes) {
   SweepResults r;
-  r.family = "layer_norm_modulate";
-  r.reference_recipe = "aten-2.11";
+  r.family = "toy_double";
+  r.reference_recipe = "toy-1";
   r.device.name = "NVIDIA H200";
   r.device.arch = "sm_90";
   r.shapes = std::move(shapes);
@@ -74,7 +76,7 @@ const GateFinding* finding(const GateReport& report, GateChange change) {
   return nullptr;
 }
 
-CliResult run_gate(const std::string& args) { return run_cli("gate " + args); }
+CliResult run_gate(const std::string& args) { return run_toy_cli("gate " + args); }
 
 std::string gate_pair(const std::string& baseline_file, const std::string& candidate_file) {
   return fmt::format("--baseline '{}/{}' --candidate '{}/{}'", kGateData, baseline_file, kGateData, candidate_file);
@@ -146,7 +148,7 @@ TEST_CASE("the chosen configuration's slowdown is judged against noise and thres
   }
 }
 
-TEST_CASE("within the baseline's noise passes; a candidate noisier than the sweep's limit cannot be judged", "[gate]") {
+TEST_CASE("within the baseline's noise passes, a candidate noisier than the sweep's limit cannot be judged", "[gate]") {
   const SweepResults noisy_baseline = sweep({shape("s", {timed("fast", 10.0, 0.15), timed("slow", 12.0)})});
   SweepResults candidate = sweep({shape("s", {timed("fast", 11.0, 0.01), timed("slow", 12.0)})});
   const GateReport within = compare_sweeps(noisy_baseline, candidate, {});
@@ -286,13 +288,13 @@ TEST_CASE("exactness is kept only on at least the baseline's cases", "[gate]") {
 
 TEST_CASE("a shape defined differently under the same name fails", "[gate]") {
   SweepResults base = baseline();
-  base.shapes[0].shape.parameters = {{"batch", 2, true}, {"tokens", 1024, true}, {"hidden", 2240, true}};
+  base.shapes[0].shape.parameters = {{"rows", 2048, true}, {"length", 2240, true}, {"scale", 2.0, false}};
   SweepResults candidate = base;
-  candidate.shapes[0].shape.parameters[1].value = 4096;
+  candidate.shapes[0].shape.parameters[0].value = 4096;
   const GateReport report = compare_sweeps(base, candidate, {});
   CHECK_FALSE(report.passed());
   REQUIRE(finding(report, GateChange::changed_shape) != nullptr);
-  CHECK(contains(finding(report, GateChange::changed_shape)->message, "tokens=4096"));
+  CHECK(contains(finding(report, GateChange::changed_shape)->message, "rows=4096"));
   CHECK(report.count(GateChange::within_noise) == 0);  // nothing of it compares
 }
 
@@ -354,7 +356,7 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
   }
 }
 
-TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; families are refused", "[gate]") {
+TEST_CASE("speed is never compared across GPUs, nor exactness across recipes, families are refused", "[gate]") {
   SweepResults candidate = baseline();
   candidate.device.name = "NVIDIA H100";
   candidate.shapes[0].variants[0].rotated->median_us = 5.0;  // "faster" on another GPU: not a verdict
@@ -366,11 +368,11 @@ TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; fa
   CHECK(contains(gate_junit_xml(report), R"(<testcase classname="exactune-gate.sweep" name="gpu">)"));
 
   SweepResults other_recipe = baseline();
-  other_recipe.reference_recipe = "aten-2.12";
+  other_recipe.reference_recipe = "toy-2";
   const GateReport recipe = compare_sweeps(baseline(), other_recipe, {});
   CHECK_FALSE(recipe.passed());
   REQUIRE(finding(recipe, GateChange::different_reference) != nullptr);
-  CHECK(contains(finding(recipe, GateChange::different_reference)->message, "from aten-2.11 to aten-2.12"));
+  CHECK(contains(finding(recipe, GateChange::different_reference)->message, "from toy-1 to toy-2"));
 
   SweepResults other_seed = baseline();
   other_seed.seed = 7;
@@ -379,7 +381,7 @@ TEST_CASE("speed is never compared across GPUs, nor exactness across recipes; fa
   REQUIRE(finding(seed, GateChange::different_inputs) != nullptr);
   CHECK(contains(finding(seed, GateChange::different_inputs)->message, "seed changed from 1 to 7"));
 
-  candidate.family = "rms_norm_modulate";
+  candidate.family = "another_family";
   CHECK_THROWS_AS(compare_sweeps(baseline(), candidate, {}), input_error);
 }
 
@@ -402,12 +404,12 @@ TEST_CASE("exactune gate: exit 0 on pass, 1 on fail, 2 on bad input", "[gate]") 
     INFO(r.output);
     CHECK(r.exit_code == 0);
     CHECK(contains(r.output, "gate: PASS: 0 lost exactness, 0 slower beyond noise"));
-    CHECK(contains(r.output, "w16_r1_predicated_v16_reload"));  // the new variant's note
+    CHECK(contains(r.output, "t512_v8_right"));  // the new variant's note
     CHECK(contains(r.output, "slower under threshold: +3.6%"));
   }
   SECTION("fail, with a JUnit file") {
-    const auto junit = std::filesystem::temp_directory_path() / "exactune_gate_junit.xml";
-    std::filesystem::remove(junit);
+    const ScratchDirectory dir("gate-junit");
+    const auto junit = dir.path() / "gate.xml";
     const CliResult r =
         run_gate(fmt::format("{} --junit '{}'", gate_pair("baseline.yaml", "candidate_fail.yaml"), junit.string()));
     INFO(r.output);
@@ -417,7 +419,7 @@ TEST_CASE("exactune gate: exit 0 on pass, 1 on fail, 2 on bad input", "[gate]") 
     const std::string xml(std::istreambuf_iterator<char>(in), {});
     CHECK(contains(xml, R"(failures="2")"));
     CHECK(contains(xml,
-                   "<failure message=\"w4_r1_predicated_v8_reload, the chosen configuration of flux-1024px, is "
+                   "<failure message=\"t128_v4_right, the chosen configuration of long, is "
                    "20.0% slower"));
   }
   SECTION("a lower --threshold fails the slowdown the default lets pass") {
@@ -429,8 +431,9 @@ TEST_CASE("exactune gate: exit 0 on pass, 1 on fail, 2 on bad input", "[gate]") 
     CHECK(contains(r.output, "no_such_file.yaml: cannot read the sweep file"));
   }
   SECTION("an invalid file names its line") {
-    const auto path = std::filesystem::temp_directory_path() / "exactune_gate_invalid.yaml";
-    std::ofstream(path) << "exactune_sweep: 1\nfamily: layer_norm_modulate\nfastest: yes\n";
+    const ScratchDirectory dir("gate-invalid");
+    const auto path = dir.path() / "invalid.yaml";
+    std::ofstream(path) << "exactune_sweep: 1\nfamily: toy_double\nfastest: yes\n";
     const CliResult r =
         run_gate(fmt::format("--baseline '{}/baseline.yaml' --candidate '{}'", kGateData, path.string()));
     CHECK(r.exit_code == 2);
