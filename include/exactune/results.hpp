@@ -35,6 +35,9 @@ struct Timing {
   double min_us = 0;
   double max_us = 0;
   int samples = 0;  // repetitions the statistics are over
+  // Every sample the figure is over (microseconds), where the sweep kept them:
+  // what time/comparison.hpp compares. Empty for a figure kept as a summary.
+  std::vector<double> samples_us{};
 
   // (max - min) / median: how far apart the repetitions were, relative.
   double spread() const { return median_us > 0 ? (max_us - min_us) / median_us : 0; }
