@@ -45,17 +45,25 @@ void add_gate_command(CLI::App& app, Run& run) {
       "gate",
       "Compare a candidate sweep.yaml with a baseline of the same kernel family: fail (exit 1) when a variant "
       "that was bit-exact no longer is, or when a shape's chosen configuration (from --heuristics, else the "
-      "baseline's fastest exact variant) got slower beyond both the baseline's noise (its spread and its recorded "
-      "run-to-run noise) and the threshold, in each regime the chooser's policy ranks by and cold");
+      "baseline's fastest exact variant) is slower, in each regime the chooser's policy ranks by and cold. Speed "
+      "is compared on the samples, each against its run's copy: slower, same or faster against the threshold, or "
+      "ambiguous (too wide to tell: a warning to rerun, a failure under --strict)");
   command->add_option("--baseline", options->baseline, "the committed sweep.yaml to compare against")
       ->required()
       ->check(nonempty_path());
   command->add_option("--candidate", options->candidate, "the new sweep.yaml")->required()->check(nonempty_path());
   command
       ->add_option("--threshold", options->gate.threshold,
-                   "the slowdown, as a fraction, that passes even beyond noise (0.05 = 5%)")
+                   "the effect size, as a fraction: the smallest slowdown that matters (0.05 = 5%)")
       ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
+  command
+      ->add_option("--confidence", options->gate.confidence,
+                   "of each comparison's interval; 1 - confidence is the false-alarm budget of all figures together")
+      ->check(finite_number_from(0.5, 0.9999))
+      ->capture_default_str();
+  command->add_flag("--strict", options->gate.strict,
+                    "an ambiguous figure (its interval too wide to tell) fails the gate instead of warning");
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI")
       ->check(nonempty_path());
   command

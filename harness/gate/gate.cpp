@@ -12,6 +12,7 @@
 #include <exactune/error.hpp>
 
 #include "gate/gate_changes.hpp"
+#include "time/comparison.hpp"
 
 namespace exactune {
 namespace {
@@ -47,9 +48,9 @@ std::string variant_words(const VariantResult& v) {
 }
 
 // Builds a report finding by finding, baseline shapes in order, then new shapes.
-class Comparison {
+class SweepComparison {
  public:
-  Comparison(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options)
+  SweepComparison(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options)
       : baseline_(baseline), candidate_(candidate), options_(options) {
     report_.family = baseline.family;
     report_.threshold = options.threshold;
@@ -79,13 +80,14 @@ class Comparison {
              fmt::format("{} variants", cand.variants.size())});
       }
     }
+    correct_for_many_figures();
     return std::move(report_);
   }
 
  private:
   // Fills in the verdict from the change, so the two never disagree.
   void add(GateFinding finding) {
-    finding.verdict = change_traits(finding.change).verdict;
+    finding.verdict = verdict_for(finding.change);
     report_.findings.push_back(std::move(finding));
   }
 
@@ -204,12 +206,11 @@ class Comparison {
     add(std::move(f));
   }
 
-  // The chosen configuration's slowdown in one regime: relative to each run's
-  // copy where both runs timed one (clock drift cancels), else as measured.
-  // The noise is the baseline's alone: the larger of the figure's own spread
-  // and the run-to-run noise the baseline's sweep recorded for the shape and
-  // regime. A noisy candidate does not widen its tolerance: it is too noisy to
-  // judge. `first`: the first regime gated, which says what concerns them all
+  // The chosen configuration's change in one regime, relative to each run's
+  // copy where both runs timed one (clock drift cancels), else as measured,
+  // judged by the comparison (judge). The candidate sets no limit of its own:
+  // a noisy candidate only widens the interval, towards "ambiguous".
+  // `first`: the first regime gated, which says what concerns them all
   // (nothing to gate, the chosen configuration removed) once.
   void compare_speed(const ShapeResult& base, const ShapeResult& cand, const VariantResult* chosen, TimingRegime regime,
                      bool first) {
@@ -258,40 +259,125 @@ class Comparison {
                             chosen->variant, shape, what, all_figures(before), all_figures(after)));
       return;
     }
-    const double limit = candidate_.timing.max_spread;
-    if (limit > 0 && after.spread() > limit) {
-      add_speed(shape, chosen->variant, regime, GateChange::too_noisy, base_words, timing_words(after), "",
-                fmt::format("{}, the chosen configuration of {}{}, spreads {} in the candidate, beyond the sweep's "
-                            "limit of {}: too noisy to judge",
-                            chosen->variant, shape, what, percent(after.spread()), percent(limit)));
-      return;
-    }
     const std::optional<Timing>& base_copy = base.copy(regime);
     const std::optional<Timing>& cand_copy = cand.copy(regime);
     const bool relative = base_copy && cand_copy && base_copy->median_us > 0 && cand_copy->median_us > 0;
-    const double ratio = relative ? (after.median_us / cand_copy->median_us) / (before.median_us / base_copy->median_us)
-                                  : after.median_us / before.median_us;
-    const double slowdown = ratio - 1;
     const RunToRunNoise* run_to_run = base.noise(regime);
-    const double noise = std::max(before.spread(), run_to_run ? run_to_run->noise : 0.0);
-    const GateChange change = slowdown > std::max(noise, options_.threshold) ? GateChange::slower
-                              : slowdown > noise                             ? GateChange::slower_under_threshold
-                              : slowdown < -noise                            ? GateChange::improved
-                                                                             : GateChange::within_noise;
-    const std::string figures = fmt::format(
-        "{:+.1f}%{} (noise {}{})", slowdown * 100, relative ? " against the copy" : "", percent(noise),
-        run_to_run ? fmt::format(", run to run {} over {} passes", percent(run_to_run->noise), run_to_run->passes)
-                   : "");
-    const std::string message =
-        change != GateChange::slower
-            ? ""
-            : fmt::format(
-                  "{}, the chosen configuration of {}, is {} slower{} ({:.2f} us -> {:.2f} us{}), beyond the "
-                  "baseline's noise of {} and the threshold of {}",
-                  chosen->variant, shape, percent(slowdown), what, before.median_us, after.median_us,
-                  relative ? ", each against its run's copy" : "", percent(noise), percent(options_.threshold));
-    add_speed(shape, chosen->variant, regime, change, base_words, timing_words(after), figures, message);
+    const FigureComparison judged =
+        judge(before, after, relative ? base_copy->median_us : 1.0, relative ? cand_copy->median_us : 1.0, run_to_run);
+    const Comparison& figure = judged.comparison;
+    const GateChange change = figure.verdict == Verdict::slower      ? GateChange::slower
+                              : figure.verdict == Verdict::faster    ? GateChange::improved
+                              : figure.verdict == Verdict::ambiguous ? GateChange::ambiguous
+                              : figure.low > 1                       ? GateChange::slower_under_threshold
+                                                                     : GateChange::within_noise;
+    const std::string noise_words =
+        judged.from_samples ? fmt::format("{} vs {} samples{}", figure.baseline_samples, figure.candidate_samples,
+                                          run_to_run ? fmt::format(", run to run {} over {} passes",
+                                                                   percent(run_to_run->noise), run_to_run->passes)
+                                                     : "")
+                            : fmt::format("noise {}{}", percent(judged.summary_noise),
+                                          run_to_run ? fmt::format(", run to run {} over {} passes",
+                                                                   percent(run_to_run->noise), run_to_run->passes)
+                                                     : "");
+    const std::string figures =
+        fmt::format("{}{} ({})", figure.describe(), relative ? " against the copy" : "", noise_words);
+    const std::string change_words = fmt::format(
+        "{}, the chosen configuration of {}, is {} slower{} ({:.2f} us -> {:.2f} us{}), interval {} against the "
+        "threshold of {}",
+        chosen->variant, shape, percent(figure.ratio - 1), what, before.median_us, after.median_us,
+        relative ? ", each against its run's copy" : "", figure.describe(), percent(options_.threshold));
+    add_speed(shape, chosen->variant, regime, change, base_words, timing_words(after), figures,
+              change == GateChange::slower ? change_words
+              : change == GateChange::ambiguous
+                  ? fmt::format("{}, the chosen configuration of {}{}: {} against the "
+                                "threshold of {} is too wide to tell: rerun",
+                                chosen->variant, shape, what, figure.describe(), percent(options_.threshold))
+                  : "");
+    if (judged.from_samples) tested_.push_back({report_.findings.size() - 1, figure.p_slower});
   }
+
+  // What the comparison of one figure rests on: every sample divided by its
+  // run's copy, compared with the baseline's run-to-run noise as the noise
+  // between the two runs; or, where either sweep kept only a summary, the
+  // ratio of the copy-relative medians with the interval the baseline's noise
+  // (its figure's spread, its run-to-run noise) puts around it.
+  struct FigureComparison {
+    Comparison comparison;
+    bool from_samples = false;
+    double summary_noise = 0;
+  };
+  FigureComparison judge(const Timing& before, const Timing& after, double base_copy_us, double cand_copy_us,
+                         const RunToRunNoise* run_to_run) const {
+    FigureComparison judged;
+    if (!before.samples_us.empty() && !after.samples_us.empty()) {
+      const auto scaled = [](const std::vector<double>& samples, double by) {
+        std::vector<double> out;
+        out.reserve(samples.size());
+        for (double s : samples) out.push_back(s / by);
+        return out;
+      };
+      ComparisonOptions options;
+      options.effect = options_.threshold;
+      options.confidence = options_.confidence;
+      options.between_runs = run_to_run ? between_run_sd(*run_to_run) : 0.0;
+      judged.comparison =
+          compare_samples(scaled(before.samples_us, base_copy_us), scaled(after.samples_us, cand_copy_us), options);
+      judged.from_samples = true;
+      return judged;
+    }
+    const double ratio = (after.median_us / cand_copy_us) / (before.median_us / base_copy_us);
+    judged.summary_noise = std::max(before.spread(), run_to_run ? run_to_run->noise : 0.0);
+    Comparison& c = judged.comparison;
+    c.ratio = ratio;
+    c.low = ratio / (1 + judged.summary_noise);
+    c.high = ratio * (1 + judged.summary_noise);
+    c.baseline_samples = static_cast<std::size_t>(std::max(0, before.samples));
+    c.candidate_samples = static_cast<std::size_t>(std::max(0, after.samples));
+    c.verdict = verdict_of(c.low, c.high, options_.threshold);
+    return judged;
+  }
+
+  // The run-to-run noise a sweep records is a range of pass medians; the
+  // comparison takes a standard deviation: the range over the expected range
+  // of that many normal draws (d2 of quality control's range charts).
+  static double between_run_sd(const RunToRunNoise& noise) {
+    static constexpr std::array<double, 11> kExpectedRange = {0,     0,     1.128, 1.693, 2.059, 2.326,
+                                                              2.534, 2.704, 2.847, 2.970, 3.078};
+    if (noise.passes < 2 || !(noise.noise > 0)) return 0;
+    return noise.noise / kExpectedRange[std::min<std::size_t>(noise.passes, kExpectedRange.size() - 1)];
+  }
+
+  // Holm-Bonferroni over every figure compared from samples: a "slower" whose
+  // p-value the family-wise correction does not reject is ambiguous, not a
+  // failure. The family is the gate run's figures: 14 or so a family share one
+  // false-alarm budget of 1 - confidence.
+  void correct_for_many_figures() {
+    std::vector<double> p_values;
+    for (const TestedFigure& t : tested_) p_values.push_back(t.p_slower);
+    const std::vector<bool> rejected = holm_rejections(p_values, 1 - options_.confidence);
+    for (std::size_t i = 0; i < tested_.size(); ++i) {
+      GateFinding& f = report_.findings[tested_[i].finding];
+      if (f.change != GateChange::slower || rejected[i]) continue;
+      f.change = GateChange::ambiguous;
+      f.detail += fmt::format(", not significant over the {} figures compared (Holm)", tested_.size());
+      f.message = fmt::format(
+          "{}, the chosen configuration of {} ({}): {} is not significant over the {} figures "
+          "compared (Holm): rerun",
+          f.variant, f.shape, regime_name(*f.regime), f.detail, tested_.size());
+      f.verdict = verdict_for(f.change);
+    }
+  }
+
+  GateVerdict verdict_for(GateChange change) const {
+    return change == GateChange::ambiguous && options_.strict ? GateVerdict::fail : change_traits(change).verdict;
+  }
+
+  struct TestedFigure {
+    std::size_t finding;
+    double p_slower;
+  };
+  std::vector<TestedFigure> tested_;
 
   const SweepResults& baseline_;
   const SweepResults& candidate_;
@@ -313,7 +399,7 @@ std::size_t GateReport::count(GateChange change) const {
 }
 
 GateReport compare_sweeps(const SweepResults& baseline, const SweepResults& candidate, const GateOptions& options) {
-  return Comparison(baseline, candidate, options).run();
+  return SweepComparison(baseline, candidate, options).run();
 }
 
 }  // namespace exactune

@@ -2,14 +2,22 @@
 // the same kernel family. It fails when a variant that was bit-exact is not
 // proven exact again on at least the baseline's cases; when a shape's chosen
 // configuration got slower, in any regime the chooser's policy ranks by or
-// cold, beyond the baseline's noise and the threshold (each time relative to
-// the same run's copy, which cancels clock drift; the noise is the baseline's
-// own: the figure's spread and the run-to-run noise its sweep recorded, never
-// the candidate's); when the candidate's own figure is too noisy to judge; when a chosen
-// configuration or a whole shape disappeared, or a shape changed its
-// definition under the same name; and when the sweeps ran on different GPUs
-// (speed is then not compared), against different reference recipes or on
-// inputs of another seed (exactness is then proven on other inputs).
+// cold; when a chosen configuration or a whole shape disappeared, or a shape
+// changed its definition under the same name; and when the sweeps ran on
+// different GPUs (speed is then not compared), against different reference
+// recipes or on inputs of another seed (exactness is then proven on other
+// inputs).
+// Speed is judged by the one comparison of timings (time/comparison.hpp): each
+// run's samples divided by its own copy (clock drift cancels), the interval on
+// their ratio widened by the baseline's recorded run-to-run noise (the two
+// sweeps are separate runs), and a verdict against the threshold as the effect
+// size: slower fails; same and faster pass; ambiguous (too wide to tell) is a
+// warning, "ambiguous: rerun", which fails only under `strict`. Figures with
+// samples form one family of tests: a "slower" stands only where Holm-Bonferroni
+// rejects at 1 - confidence over all of them, so 14 figures a family share one
+// false-alarm budget. A sweep that kept only summaries (median, min, max) is
+// judged on the interval its medians and the baseline's noise give. The
+// candidate never sets its own limits: its noise only widens its interval.
 // Everything else that changed is reported as a note. A narrowed candidate
 // (SweepResults::narrowed: gate mode's --only, a partial merge) is compared on
 // what it selected: the baseline's shapes and variants outside its selection
@@ -36,6 +44,10 @@ struct GateOptions {
   // The regimes gated: the chooser policy's (policy_regimes), then cold, which
   // is always gated. The first ranks a shape not in `chosen`.
   std::vector<TimingRegime> regimes = {TimingRegime::rotated, TimingRegime::cold};
+  // Of the comparison's interval, and 1 - the family-wise false-alarm rate.
+  double confidence = 0.95;
+  // An ambiguous figure fails the gate (else it is a warning: rerun).
+  bool strict = false;
 };
 
 // What one finding is about: the test cases the gate has per shape (speed per regime).
@@ -44,11 +56,11 @@ enum class GateCheck { exactness, speed };
 enum class GateChange {
   lost_exactness,          // exact in the baseline, not proven exact in the candidate on as many cases: fail
   gained_exactness,        // not exact in the baseline, exact now: note
-  slower,                  // chosen configuration slower beyond noise and threshold: fail
-  too_noisy,               // the candidate's figure spreads beyond the sweep's limit: cannot be judged, fail
-  slower_under_threshold,  // beyond noise, within the threshold: pass
-  within_noise,            // no change the measurements can tell apart: pass
-  improved,                // faster beyond noise: pass
+  slower,                  // the comparison's verdict "slower" (a real slowdown that may reach the threshold): fail
+  ambiguous,               // the interval is too wide to tell: "ambiguous: rerun", a warning (fail under strict)
+  slower_under_threshold,  // "same", but slower beyond noise: a real slowdown below the threshold: pass
+  within_noise,            // "same": no change the threshold cares about: pass
+  improved,                // "faster": pass
   chosen_not_timed,        // the chosen configuration has no hot timing in the candidate: fail
   chosen_removed,          // the chosen configuration is missing from the candidate: fail
   speed_not_gated,         // the baseline has no timed exact variant for the shape: note

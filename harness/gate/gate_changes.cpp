@@ -7,7 +7,6 @@ namespace exactune {
 const std::array<ChangeTraits, 18> kGateChanges = {{
     {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
     {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
-    {GateChange::too_noisy, GateVerdict::fail, "too noisy to judge", "too noisy to judge", false},
     {GateChange::changed_shape, GateVerdict::fail, "changed shape", "changed shapes", false},
     {GateChange::chosen_removed, GateVerdict::fail, "chosen variant removed", "chosen variants removed", false},
     {GateChange::chosen_not_timed, GateVerdict::fail, "chosen variant not timed", "chosen variants not timed", false},
@@ -15,6 +14,7 @@ const std::array<ChangeTraits, 18> kGateChanges = {{
     {GateChange::different_gpu, GateVerdict::fail, "different GPU", "different GPU", false},
     {GateChange::different_reference, GateVerdict::fail, "different reference", "different reference", false},
     {GateChange::different_inputs, GateVerdict::fail, "different inputs", "different inputs", false},
+    {GateChange::ambiguous, GateVerdict::warning, "ambiguous: rerun", "ambiguous: rerun", false},
     {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
     {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},
     {GateChange::improved, GateVerdict::pass, "improved", "improved", false},

@@ -24,12 +24,13 @@ std::string_view verdict_word(GateVerdict verdict) {
   return "";
 }
 
-// The failure messages of one JUnit test case: the failed findings of (shape, check, regime).
-std::vector<std::string> failures_of(const GateReport& report, const std::string& shape, GateCheck check,
-                                     std::optional<TimingRegime> regime) {
+// The messages of one JUnit test case's findings (shape, check, regime) that
+// have `verdict`: its failures, or its warnings (an ambiguous figure: "rerun").
+std::vector<std::string> messages_of(const GateReport& report, const std::string& shape, GateCheck check,
+                                     std::optional<TimingRegime> regime, GateVerdict verdict) {
   std::vector<std::string> messages;
   for (const GateFinding& f : report.findings) {
-    if (f.shape == shape && f.check == check && f.regime == regime && f.verdict == GateVerdict::fail) {
+    if (f.shape == shape && f.check == check && f.regime == regime && f.verdict == verdict) {
       messages.push_back(f.message);
     }
   }
@@ -42,10 +43,17 @@ bool has_finding(const GateReport& report, const std::string& shape, GateCheck c
                      [&](const GateFinding& f) { return f.shape == shape && f.check == check && f.regime == regime; });
 }
 
-std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures) {
+// A test case: failed when it has failures; else skipped, JUnit's state for
+// "not judged", when it has warnings (an ambiguous figure to rerun).
+std::string junit_testcase(const std::string& shape, std::string_view check, const std::vector<std::string>& failures,
+                           const std::vector<std::string>& warnings) {
   const std::string open = fmt::format(R"(  <testcase classname="exactune-gate.{}" name="{}")",
                                        shape.empty() ? "sweep" : xml_escape(shape), check);
-  if (failures.empty()) return open + "/>\n";
+  if (failures.empty() && warnings.empty()) return open + "/>\n";
+  if (failures.empty()) {
+    return fmt::format("{}>\n    <skipped message=\"{}\"/>\n  </testcase>\n", open,
+                       xml_escape(fmt::format("{}", fmt::join(warnings, "; "))));
+  }
   return fmt::format("{}>\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n", open,
                      xml_escape(fmt::format("{}", fmt::join(failures, "; "))),
                      xml_escape(fmt::format("{}", fmt::join(failures, "\n"))));
@@ -63,6 +71,14 @@ std::string render_gate_table(const GateReport& report) {
                    std::string(verdict_word(f.verdict))});
   }
   std::string text = table.render();
+  const bool warned = std::any_of(report.findings.begin(), report.findings.end(),
+                                  [](const GateFinding& f) { return f.verdict == GateVerdict::warning; });
+  if (warned) {
+    text += "\nto rerun (ambiguous: they fail under --strict):\n";
+    for (const GateFinding& f : report.findings) {
+      if (f.verdict == GateVerdict::warning && !f.message.empty()) text += fmt::format("  {}\n", f.message);
+    }
+  }
   if (!report.passed()) {
     text += "\nfailures:\n";
     for (const GateFinding& f : report.findings) {
@@ -88,13 +104,18 @@ std::string gate_summary_line(const GateReport& report) {
 
 std::string gate_junit_xml(const GateReport& report) {
   std::string cases;
-  std::size_t tests = 0, failures = 0;
+  std::size_t tests = 0, failures = 0, skipped = 0;
   const auto add_case = [&](const std::string& shape, GateCheck check, std::string_view name,
                             std::optional<TimingRegime> regime = std::nullopt) {
-    const std::vector<std::string> messages = failures_of(report, shape, check, regime);
-    cases += junit_testcase(shape, name, messages);
+    const std::vector<std::string> failed = messages_of(report, shape, check, regime, GateVerdict::fail);
+    const std::vector<std::string> warned = messages_of(report, shape, check, regime, GateVerdict::warning);
+    cases += junit_testcase(shape, name, failed, warned);
     ++tests;
-    if (!messages.empty()) ++failures;
+    if (!failed.empty()) {
+      ++failures;
+    } else if (!warned.empty()) {
+      ++skipped;
+    }
   };
   // Findings about the whole sweep (another GPU, another reference) have a case of their own.
   if (has_finding(report, "", GateCheck::exactness, std::nullopt)) add_case("", GateCheck::exactness, "reference");
@@ -109,7 +130,8 @@ std::string gate_junit_xml(const GateReport& report) {
     }
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", tests, failures);
+  out += fmt::format("<testsuite name=\"exactune-gate\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+                     tests, failures, skipped);
   out += fmt::format(
       "  <properties>\n    <property name=\"family\" value=\"{}\"/>\n"
       "    <property name=\"threshold\" value=\"{:g}\"/>\n  </properties>\n",
