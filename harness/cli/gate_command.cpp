@@ -14,6 +14,7 @@
 #include "cli/common_options.hpp"
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
+#include "gate/remeasure.hpp"
 #include "report/file_set.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/heuristics.hpp"
@@ -39,6 +40,8 @@ void add_gate_command(CLI::App& app, Run& run) {
     std::string junit;
     std::string heuristics;
     std::string policy;
+    std::vector<std::string> remeasured;
+    std::string rerun_list;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -62,6 +65,16 @@ void add_gate_command(CLI::App& app, Run& run) {
                    "of each comparison's interval; 1 - confidence is the false-alarm budget of all figures together")
       ->check(finite_number_from(0.5, 0.9999))
       ->capture_default_str();
+  command
+      ->add_option("--remeasured", options->remeasured,
+                   "another run of the same narrowed sweep whose samples pool with the candidate's, each against "
+                   "its run's copy (repeatable): how gate mode re-measures what was ambiguous")
+      ->check(nonempty_path());
+  command
+      ->add_option("--rerun-list", options->rerun_list,
+                   "write the names of the shapes with an ambiguous figure to this file, one a line (empty when "
+                   "none): what gate mode re-measures")
+      ->check(nonempty_path());
   command->add_flag("--strict", options->gate.strict,
                     "an ambiguous figure (its interval too wide to tell) fails the gate instead of warning");
   command->add_option("--junit", options->junit, "also write the result as JUnit XML to this file, for CI")
@@ -79,7 +92,16 @@ void add_gate_command(CLI::App& app, Run& run) {
     run = [options] {
       if (!options->junit.empty()) check_output_file("--junit", options->junit);
       const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
-      const SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
+      if (!options->rerun_list.empty()) check_output_file("--rerun-list", options->rerun_list);
+      SweepResults candidate = blaming_the_input([&] { return read_sweep_file(options->candidate); });
+      for (const std::string& path : options->remeasured) {
+        const SweepResults again = blaming_the_input([&] { return read_sweep_file(path); });
+        try {
+          pool_remeasured(candidate, again);
+        } catch (const input_error& e) {
+          throw input_error(fmt::format("{}: {}", path, e.what()));
+        }
+      }
       GateOptions gate = options->gate;
       ChooserPolicy policy = options->policy.empty() ? kDefaultPolicy : policy_named(options->policy);
       if (!options->heuristics.empty()) {
@@ -108,6 +130,11 @@ void add_gate_command(CLI::App& app, Run& run) {
                  options->baseline, baseline.device.name, render_gate_table(report), gate_summary_line(report));
       if (!options->junit.empty()) {
         blaming_the_input([&] { write_file_whole(options->junit, gate_junit_xml(report)); });
+      }
+      if (!options->rerun_list.empty()) {
+        std::string names;
+        for (const std::string& shape : shapes_to_remeasure(report)) names += shape + "\n";
+        blaming_the_input([&] { write_file_whole(options->rerun_list, names); });
       }
       return report.passed() ? 0 : kExitFailure;
     };

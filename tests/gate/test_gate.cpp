@@ -18,10 +18,13 @@
 #include "gate/gate.hpp"
 #include "gate/gate_render.hpp"
 #include "support/run_cli.hpp"
+#include "support/sampled_timings.hpp"
 #include "support/scratch_directory.hpp"
 #include "time/statistics.hpp"
 
 using namespace exactune;
+using exactune_test::sampled;
+using exactune_test::samples_around;
 
 namespace {
 
@@ -65,26 +68,6 @@ SweepResults sweep(std::vector<ShapeResult> shapes) {
   r.device.arch = "sm_90";
   r.shapes = std::move(shapes);
   return r;
-}
-
-// An exact variant timed hot (rotated) with these samples, as a sweep that
-// keeps its samples records it.
-VariantResult sampled(const std::string& name, std::vector<double> samples_us) {
-  VariantResult v = timed(name, 1.0);
-  v.rotated = timing_from_samples(samples_us);
-  v.rotated->samples_us = std::move(samples_us);
-  return v;
-}
-
-// `count` samples around `median_us`, spread evenly over +-`spread`/2 in a
-// shuffled order, with the 1 in 9 scheme making neighbours differ.
-std::vector<double> samples_around(double median_us, double spread, int count = 30) {
-  std::vector<double> out;
-  for (int i = 0; i < count; ++i) {
-    const int k = (i * 7) % count;
-    out.push_back(median_us * (1 + spread * (static_cast<double>(k) / (count - 1) - 0.5)));
-  }
-  return out;
 }
 
 SweepResults sampled_sweep(const std::vector<double>& fast_us) {
