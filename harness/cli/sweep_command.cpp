@@ -293,6 +293,11 @@ void add_sweep_command(CLI::App& app, Run& run) {
                    "shapes its choices rest on; writes sweep.yaml only (default --out: "
                    "reports/<gpu-slug>/<family>/gate) and prints the gate command to run next")
       ->check(nonempty_path());
+  command
+      ->add_option("--plant-slowdown", options->sweep.planted_slowdown,
+                   "gate mode only, a test of the gate: build every variant about 1 + this fraction as slow (each "
+                   "CTA held that much longer than its work took), to measure how often the gate catches it")
+      ->check(finite_number_from(0.0, 1.0));
   command->add_option("--devices", options->devices,
                       "all, or GPU ordinals 0,1,...: one child sweep per GPU (--device d --shard i/k, its log in "
                       "<shards>/<i>/sweep.log), identical GPUs sharing a sweep merged into reports/<gpu-slug>/<family> "
@@ -306,6 +311,11 @@ void add_sweep_command(CLI::App& app, Run& run) {
     if (!options->sweep.only.empty() && noise_passes->count() == 0) options->sweep.noise_passes = 0;
     run = [options] {
       StrategyRegistry::instance().find(options->sweep.strategy);  // an unknown name is refused before any work
+      if (options->sweep.planted_slowdown > 0 && options->sweep.only.empty()) {
+        throw input_error(
+            "--plant-slowdown is for gate mode (--only): a sweep of kernels slowed on purpose is no evidence to "
+            "report");
+      }
       // Refused in one line, before a worker starts.
       if (!options->sweep.shard.empty()) parse_shard(options->sweep.shard);
       if (!options->devices.empty()) {

@@ -37,9 +37,10 @@ std::vector<std::string> shapes_to_remeasure(const GateReport& report) {
 void pool_remeasured(SweepResults& candidate, const SweepResults& again) {
   const auto differs = [&](const std::string& what, const std::string& first, const std::string& second) {
     if (first != second) {
-      throw input_error(fmt::format("the re-measured run differs from the candidate in its {} ({} instead of {}): "
-                                    "their samples do not pool",
-                                    what, second, first));
+      throw input_error(
+          fmt::format("the re-measured run differs from the candidate in its {} ({} instead of {}): "
+                      "their samples do not pool",
+                      what, second, first));
     }
   };
   differs("family", candidate.family, again.family);
@@ -52,8 +53,8 @@ void pool_remeasured(SweepResults& candidate, const SweepResults& again) {
     for (TimingRegime r : kTimingRegimes) {
       const std::optional<Timing>& copy = shape.copy(r);
       const std::optional<Timing>& other_copy = other->copy(r);
-      const double scale = copy && other_copy && other_copy->median_us > 0 ? copy->median_us / other_copy->median_us
-                                                                           : 1.0;
+      const double scale =
+          copy && other_copy && other_copy->median_us > 0 ? copy->median_us / other_copy->median_us : 1.0;
       for (VariantResult& v : shape.variants) {
         if (const VariantResult* w = other->find(v.variant)) pool_figure(v.timing(r), w->timing(r), scale);
       }

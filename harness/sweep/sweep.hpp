@@ -39,7 +39,9 @@ struct SweepOptions {
   int retime_top = 3;  // contenders per shape timed again before choosing
   // The regimes the chooser ranks by (its policy's): where contenders are timed again.
   std::vector<TimingRegime> retime_regimes = {TimingRegime::rotated};
-  int noise_passes = 2;    // separate passes for RunToRunNoise; 0: none
+  // Separate passes for RunToRunNoise, 0: none. 4, so that with the main
+  // timing 5 passes estimate the noise between runs the gate widens by.
+  int noise_passes = 4;
   int noise_variants = 3;  // the fastest exact variants per shape and regime each pass re-measures
   // The search strategy (StrategyRegistry) that decides which exact variants
   // are timed fully; its screens measure in retime_regimes.
@@ -54,6 +56,7 @@ struct SweepOptions {
   Steps* steps = nullptr;
   DeadlinePolicy deadlines;
   std::vector<std::string> planted_crashes;  // VerifyStageOptions::planted_crashes
+  double planted_slowdown = 0;               // SweepRequest::planted_slowdown
   // The pairs verified (VerifyStageOptions::selection); an unselected pair of
   // a selected shape's size gets an unverified record (no cases, not exact),
   // which drop_unselected (space/selection.hpp) removes.

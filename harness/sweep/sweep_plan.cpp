@@ -21,6 +21,7 @@ SweepPlan plan_sweep(const KernelFamily& family, const SweepRequest& request, co
   plan.policy = policy_named(request.policy);
   SweepOptions& sweep = plan.options;
   sweep.planted_crashes = request.planted_crashes;
+  sweep.planted_slowdown = request.planted_slowdown;
   sweep.variant_glob = request.variant_glob;
   sweep.seed = request.seed;
   sweep.jobs = request.jobs;
@@ -42,6 +43,8 @@ RunIdentity SweepPlan::identity(RunIdentity run) const {
   run["noise passes"] = std::to_string(options.noise_passes);
   run["policy"] = policy_name(policy);
   run["strategy"] = options.strategy;
+  // A journal of a planted run must not resume an honest one, nor the reverse.
+  if (options.planted_slowdown > 0) run["planted slowdown"] = fmt::format("{}", options.planted_slowdown);
   return run;
 }
 

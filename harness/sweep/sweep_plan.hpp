@@ -29,10 +29,12 @@ struct SweepRequest {
   int jobs = 0;  // parallel compiles; 0: one per hardware thread
   std::uint64_t seed = 1;
   std::vector<std::string> planted_crashes;  // tests of supervision (VerifyStageOptions::planted_crashes)
-  std::string out;                           // the report folder; "": the scope's (SweepScope::folder_in)
+  // Variants built about 1 + this times as slow (kernel_templates/planted_slowdown.cuh): the gate's power test.
+  double planted_slowdown = 0;
+  std::string out;  // the report folder; "": the scope's (SweepScope::folder_in)
   TimerOptions timer;
   int retime_top = 3;
-  int noise_passes = 2;
+  int noise_passes = 4;
   std::string policy{policy_name(kDefaultPolicy)};
   std::string strategy{StrategyRegistry::kDefault};
   // Part of the space (space/selection.hpp): --shard i/n, --only heuristics.yaml.

@@ -98,6 +98,9 @@ void SweepRun::verify() {
   VerifyStageOptions stage;
   stage.variant_glob = options_.variant_glob;
   stage.planted_crashes = options_.planted_crashes;
+  if (options_.planted_slowdown > 0) {
+    stage.variant_defines.push_back(fmt::format("EXACTUNE_PLANTED_SLOWDOWN={}", options_.planted_slowdown));
+  }
   stage.selection = options_.selection;
   stage.compile.jobs = options_.jobs;
   stage.verify.seed = options_.seed;

@@ -46,6 +46,7 @@
 #pragma once
 #include "kernel_templates/packet.cuh"
 #include "kernel_templates/planted_crash.cuh"
+#include "kernel_templates/planted_slowdown.cuh"
 #include "modulate_chain.cuh"
 
 namespace exactune_kernels {
@@ -226,7 +227,8 @@ template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int 
 __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
                                           const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out, int rows,
                                           int tokens_per_batch, long long modulation_stride, float eps) {
-  planted_crash();  // nothing unless a test plants a crash
+  planted_crash();                         // nothing unless a test plants a crash
+  const PlantedSlowdown planted_slowdown;  // nothing unless the gate's power test plants a slowdown
   typedef fused_row<Hidden, NumWarps, RowsPerCta, VecLanes, Tail, Source, Counts, Modulation, Elementwise> plan;
   static_assert(Grid == grid_full || Source == pass2_registers,
                 "a persistent CTA holds the current row in registers while the next one loads");

@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(128 * RunThreads)
     token_major_lanes_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
                                           const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
                                           int tokens_per_batch, long long modulation_stride, float eps) {
-  planted_crash();  // nothing unless a test plants a crash
+  planted_crash();                         // nothing unless a test plants a crash
+  const PlantedSlowdown planted_slowdown;  // nothing unless the gate's power test plants a slowdown
   typedef lane_runs<Hidden, LaneTokens> runs;
   constexpr int kAtenLanes = runs::kAtenLanes;
   constexpr int kRounds = runs::kRounds;

@@ -71,7 +71,8 @@ __global__ void __launch_bounds__(NumWarps * 32)
     token_major_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
                                     const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out,
                                     int tokens_per_batch, long long modulation_stride, float eps) {
-  planted_crash();  // nothing unless a test plants a crash
+  planted_crash();                         // nothing unless a test plants a crash
+  const PlantedSlowdown planted_slowdown;  // nothing unless the gate's power test plants a slowdown
   typedef fused_row<Hidden, NumWarps, RowsPerCta, VecLanes, tail_predicated, pass2_registers, counts_runtime,
                     Modulation, elementwise_bf16x2>
       plan;

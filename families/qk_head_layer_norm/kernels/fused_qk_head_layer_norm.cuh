@@ -64,6 +64,7 @@
 #include "kernel_templates/arith.cuh"
 #include "kernel_templates/packet.cuh"
 #include "kernel_templates/planted_crash.cuh"
+#include "kernel_templates/planted_slowdown.cuh"
 
 namespace exactune_kernels {
 
@@ -193,7 +194,8 @@ __global__ void __launch_bounds__(32 * NumWarps)
     fused_qk_head_layer_norm(const bf16_bits* __restrict__ q, const bf16_bits* __restrict__ k,
                              bf16_bits* __restrict__ q_out, bf16_bits* __restrict__ k_out, int q_rows, int k_rows,
                              float eps) {
-  planted_crash();  // nothing unless a test plants a crash
+  planted_crash();                         // nothing unless a test plants a crash
+  const PlantedSlowdown planted_slowdown;  // nothing unless the gate's power test plants a slowdown
   typedef qk_detail::head_row<HeadDim, NumWarps, RowsPerCta, VecLanes, Counts> plan;
   static_assert(QkGrid == qk_grid_joint || QkGrid == qk_grid_split, "joint or split grid");
 
