@@ -5,7 +5,7 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [speed] [sass] [runtime]
+#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [gate-power] [speed] [sass] [runtime]
 #                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -158,6 +158,26 @@ for stage in "${stages[@]}"; do
       timeout 1500 bash ci/speed.sh "$bin" "$family" "reports/$slug/$family" \
         "$OUT/speed" >"$OUT/speed.log" 2>&1 || status=1
       while read -r line; do note "$line"; done < <(grep -E "^(sweep|gate|devices|agreement)" "$OUT/speed.log")
+      ;;
+    gate-power)
+      # The gate's false alarms and power on this GPU (ci/gate_power.sh), against
+      # EXACTUNE_GATE_POWER_REPORTS/<family> (default the committed reports of
+      # this GPU model, copied under $OUT/reports so the product comes back);
+      # EXACTUNE_GATE_POWER_RUNS runs per level (default 20 for the first family,
+      # 10 for the others).
+      slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
+      first=${families%% *}
+      for family in $families; do
+        reports="$OUT/reports/$family"
+        if [ ! -f "$reports/sweep.yaml" ]; then
+          mkdir -p "$reports"
+          cp "${EXACTUNE_GATE_POWER_REPORTS:-reports/$slug}/$family/"* "$reports/"
+        fi
+        runs=${EXACTUNE_GATE_POWER_RUNS:-$([ "$family" = "$first" ] && echo 20 || echo 10)}
+        bash ci/gate_power.sh "$bin" "$family" "$reports" "$runs" "$OUT/gate-power/$family" \
+          >"$OUT/gate-power-$family.log" 2>&1 || status=1
+        note "gate power $family: $(grep -E '^planted' "$OUT/gate-power-$family.log" | paste -sd';') ($(( $(date +%s) - t0 )) s)"
+      done
       ;;
     sass)
       # The best variants' machine code, for reading (EXACTUNE_SASS_GLOBS: space-separated globs).

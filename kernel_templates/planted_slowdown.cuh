@@ -18,7 +18,8 @@ class PlantedSlowdown {
   __device__ ~PlantedSlowdown() {
     if (threadIdx.x != 0) return;
     const long long end = clock64();
-    const long long until = end + static_cast<long long>(static_cast<double>(end - start_) * (EXACTUNE_PLANTED_SLOWDOWN));
+    const long long until =
+        end + static_cast<long long>(static_cast<double>(end - start_) * (EXACTUNE_PLANTED_SLOWDOWN));
     // clock64 is volatile to the compiler: the loop is not removed.
     while (clock64() < until) {
     }

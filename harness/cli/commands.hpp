@@ -22,6 +22,7 @@ void add_verify_command(CLI::App& app, Run& run);
 void add_verify_defaults_command(CLI::App& app, Run& run);
 void add_sweep_command(CLI::App& app, Run& run);
 void add_gate_command(CLI::App& app, Run& run);
+void add_gate_power_command(CLI::App& app, Run& run);
 void add_merge_command(CLI::App& app, Run& run);
 void add_emit_header_command(CLI::App& app, Run& run);
 void add_report_command(CLI::App& app, Run& run);

@@ -1,7 +1,9 @@
 // exactune gate: the CI regression check. Compares a candidate sweep.yaml with
 // the committed baseline in the regimes of the chooser's policy (from
 // --heuristics, else --policy) and cold; exits 1 on lost bit-exactness or a
-// slowdown beyond noise, 2 when either file is missing or invalid.
+// slowdown, 2 when either file is missing or invalid.
+// exactune gate-power: the same gate over many gate-mode runs, some with a
+// slowdown planted, counted into gate_power.json (ci/gpu.sh gate-power).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,10 +15,12 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "gate/gate.hpp"
+#include "gate/gate_power_runs.hpp"
 #include "gate/gate_render.hpp"
 #include "gate/remeasure.hpp"
 #include "report/file_set.hpp"
 #include "store/chooser_policy.hpp"
+#include "store/gate_power.hpp"
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
@@ -28,6 +32,55 @@ std::vector<std::string> regime_names(const std::vector<TimingRegime>& regimes) 
   std::vector<std::string> names;
   for (TimingRegime r : regimes) names.emplace_back(regime_name(r));
   return names;
+}
+
+// Fills in what `gate` gates: the chosen configuration of each shape from the
+// heuristics.yaml at `heuristics` (when given), and the regimes of its policy,
+// else of --policy `policy_name_given`. Returns the policy.
+ChooserPolicy gate_choices(const SweepResults& baseline, const std::string& heuristics,
+                           const std::string& policy_name_given, GateOptions& gate) {
+  ChooserPolicy policy = policy_name_given.empty() ? kDefaultPolicy : policy_named(policy_name_given);
+  if (!heuristics.empty()) {
+    const Heuristics h = blaming_the_input([&] { return load_heuristics_file(heuristics); });
+    if (!policy_name_given.empty() && policy != h.policy) {
+      throw input_error(
+          fmt::format("--policy {} differs from the policy {} of {}: the gate checks the regimes "
+                      "the choices were made in",
+                      policy_name_given, policy_name(h.policy), heuristics));
+    }
+    policy = h.policy;
+    if (h.family != baseline.family) {
+      throw input_error(fmt::format("{} holds the choices of family '{}', the baseline is a sweep of '{}'", heuristics,
+                                    h.family, baseline.family));
+    }
+    for (const ShapeResult& s : baseline.shapes) {
+      if (const Choice* c = h.device.choice_for(s.shape.size, s.shape.rows())) {
+        gate.chosen[s.shape.name] = c->chosen.variant;
+      }
+    }
+  }
+  gate.regimes = gated_regimes(policy);
+  return policy;
+}
+
+// "0.05:path/sweep.yaml": a gate-mode run and the slowdown planted in it.
+GatePowerRun gate_power_run(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  double planted = -1;
+  if (colon != std::string::npos) {
+    try {
+      std::size_t used = 0;
+      planted = std::stod(spec.substr(0, colon), &used);
+      if (used != colon) planted = -1;
+    } catch (const std::exception&) {
+      planted = -1;
+    }
+  }
+  if (!(planted >= 0 && planted <= 1)) {
+    throw input_error(fmt::format("run '{}' is not PLANTED:SWEEP, PLANTED a fraction from 0 to 1 (0.05 = +5%)", spec));
+  }
+  const std::string path = spec.substr(colon + 1);
+  return {planted, blaming_the_input([&] { return read_sweep_file(path); })};
 }
 
 }  // namespace
@@ -103,27 +156,7 @@ void add_gate_command(CLI::App& app, Run& run) {
         }
       }
       GateOptions gate = options->gate;
-      ChooserPolicy policy = options->policy.empty() ? kDefaultPolicy : policy_named(options->policy);
-      if (!options->heuristics.empty()) {
-        const Heuristics h = blaming_the_input([&] { return load_heuristics_file(options->heuristics); });
-        if (!options->policy.empty() && policy != h.policy) {
-          throw input_error(
-              fmt::format("--policy {} differs from the policy {} of {}: the gate checks the regimes "
-                          "the choices were made in",
-                          options->policy, policy_name(h.policy), options->heuristics));
-        }
-        policy = h.policy;
-        if (h.family != baseline.family) {
-          throw input_error(fmt::format("{} holds the choices of family '{}', the baseline is a sweep of '{}'",
-                                        options->heuristics, h.family, baseline.family));
-        }
-        for (const ShapeResult& s : baseline.shapes) {
-          if (const Choice* c = h.device.choice_for(s.shape.size, s.shape.rows())) {
-            gate.chosen[s.shape.name] = c->chosen.variant;
-          }
-        }
-      }
-      gate.regimes = gated_regimes(policy);
+      const ChooserPolicy policy = gate_choices(baseline, options->heuristics, options->policy, gate);
       fmt::print("policy {}: gating {}\n", policy_name(policy), fmt::join(regime_names(gate.regimes), ", "));
       const GateReport report = compare_sweeps(baseline, candidate, gate);
       fmt::print("candidate {} ({}) against baseline {} ({})\n{}{}\n", options->candidate, candidate.device.name,
@@ -137,6 +170,56 @@ void add_gate_command(CLI::App& app, Run& run) {
         blaming_the_input([&] { write_file_whole(options->rerun_list, names); });
       }
       return report.passed() ? 0 : kExitFailure;
+    };
+  });
+}
+
+}  // namespace exactune::cli
+
+namespace exactune::cli {
+
+void add_gate_power_command(CLI::App& app, Run& run) {
+  struct Options {
+    std::string baseline;
+    std::string heuristics;
+    std::vector<std::string> runs;
+    std::string out;
+    GateOptions gate;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "gate-power",
+      "Gate many gate-mode runs against one baseline, some with a slowdown planted (exactune sweep --only H "
+      "--plant-slowdown F), and write how often the gate failed an unchanged build and caught each planted "
+      "slowdown, beside the slowdown the runs measured, to gate_power.json (ci/gpu.sh gate-power)");
+  command->add_option("--baseline", options->baseline, "the sweep.yaml the runs are gated against")
+      ->required()
+      ->check(nonempty_path());
+  command->add_option("--heuristics", options->heuristics, "the heuristics.yaml whose choices are gated")
+      ->required()
+      ->check(nonempty_path());
+  command->add_option("--out", options->out, "the gate_power.json to write")->required()->check(nonempty_path());
+  command->add_option("--threshold", options->gate.threshold, "the gate's effect size, as exactune gate takes it")
+      ->check(finite_number_from(0.0, 1.0))
+      ->capture_default_str();
+  command->add_option("runs", options->runs, "PLANTED:SWEEP for each run: 0:run1/sweep.yaml 0.05:run7/sweep.yaml ...")
+      ->required();
+  command->callback([&run, options] {
+    run = [options] {
+      check_output_file("--out", options->out);
+      const SweepResults baseline = blaming_the_input([&] { return read_sweep_file(options->baseline); });
+      GateOptions gate = options->gate;
+      gate_choices(baseline, options->heuristics, "", gate);
+      std::vector<GatePowerRun> runs;
+      for (const std::string& spec : options->runs) runs.push_back(gate_power_run(spec));
+      const GatePower power = measure_gate_power(baseline, runs, gate);
+      blaming_the_input([&] { write_gate_power_file(options->out, power); });
+      for (const GatePowerLevel& l : power.levels) {
+        fmt::print("planted {:+.0f}%: {} runs, {} failed, {} ambiguous, measured {:+.1f}%\n", l.planted * 100, l.runs,
+                   l.failed, l.ambiguous, l.measured * 100);
+      }
+      fmt::print("wrote {}\n", options->out);
+      return 0;
     };
   });
 }

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_verify_defaults_command(app, run);
   add_sweep_command(app, run);
   add_gate_command(app, run);
+  add_gate_power_command(app, run);
   add_merge_command(app, run);
   add_emit_header_command(app, run);
   add_report_command(app, run);

@@ -294,6 +294,7 @@ class SweepComparison {
                                 "threshold of {} is too wide to tell: rerun",
                                 chosen->variant, shape, what, figure.describe(), percent(options_.threshold))
                   : "");
+    report_.findings.back().ratio = figure.ratio;
     if (judged.from_samples) tested_.push_back({report_.findings.size() - 1, figure.p_slower});
   }
 

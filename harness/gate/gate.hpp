@@ -87,6 +87,7 @@ struct GateFinding {
   std::string message{};                    // why it failed, in a sentence (empty unless it did): the JUnit failure
   GateVerdict verdict = GateVerdict::pass;  // follows from `change`
   std::optional<TimingRegime> regime{};     // the regime of a speed finding about a shape
+  std::optional<double> ratio{};            // a compared speed finding's estimate of candidate / baseline
 };
 
 struct GateReport {

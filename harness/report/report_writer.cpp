@@ -7,6 +7,7 @@
 
 #include "choose/chooser.hpp"
 #include "report/device_config_files.hpp"
+#include "report/gate_power_section.hpp"
 #include "report/harness_speed.hpp"
 #include "report/heatmap_svg.hpp"
 #include "report/heuristics_emitter.hpp"
@@ -71,8 +72,10 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
   for (GeneratedFile& f : generated_tables_files(read_back, inputs.defaults_record)) files.push_back(std::move(f));
   // The harness's own speed on this GPU, when ci/speed.sh measured it beside the sweep.
   const std::string speed = inputs.harness_speed ? harness_speed_section(*inputs.harness_speed) : std::string();
+  // How far the gate can be trusted on this GPU, when ci/gpu.sh gate-power measured it.
+  const std::string power = inputs.gate_power ? gate_power_section(*inputs.gate_power) : std::string();
   files.push_back({"summary.md", summary_markdown(results, heuristics, inputs.targets, inputs.framework) +
-                                     (speed.empty() ? "" : "\n" + speed)});
+                                     (speed.empty() ? "" : "\n" + speed) + (power.empty() ? "" : "\n" + power)});
   const TimingRegime figure = policy_figure(inputs.policy);
   for (const HeatmapFile& h : summary_heatmaps(results, figure)) {
     files.push_back({h.file_name, heatmap_svg(results, h.size, h.shape, figure)});

@@ -31,6 +31,7 @@ ReportInputs report_inputs_beside(const fs::path& folder, const std::string& fam
   std::error_code ec;
   if (fs::exists(speed, ec))
     inputs.harness_speed = NamedText{speed.string(), read_text_file(speed, "harness speed record")};
+  inputs.gate_power = gate_power_beside(folder);
   return inputs;
 }
 

@@ -5,6 +5,7 @@
 //   <folder>/targets.yaml       speed targets, written by hand (store/targets.hpp)
 //   <folder>/../runtime.json    the framework's own eager times on the GPU (store/framework_times.hpp)
 //   <folder>/harness_speed.json the harness's own speed there (ci/speed.sh)
+//   <folder>/gate_power.json    the gate's false alarms and power there (store/gate_power.hpp)
 //   <folder>/../../tables/<family>/verified_defaults.yaml
 //                               where the family's defaults were proven (store/defaults_record.hpp)
 // <folder> is reports/<gpu-slug>/<family>/, the folder of a sweep.yaml.
@@ -16,6 +17,7 @@
 #include "store/chooser_policy.hpp"
 #include "store/defaults_record.hpp"
 #include "store/framework_times.hpp"
+#include "store/gate_power.hpp"
 #include "store/targets.hpp"
 
 namespace exactune {
@@ -33,6 +35,7 @@ struct ReportInputs {
   // The family's record of verified defaults; none: its defaults serve no size.
   std::optional<DefaultsRecord> defaults_record;
   std::optional<NamedText> harness_speed;  // harness_speed.json, when there is one
+  std::optional<GatePower> gate_power;     // gate_power.json, when there is one
 };
 
 // The policy of the heuristics.yaml in `folder`, so that regenerating reports

@@ -1,0 +1,91 @@
+// The gate's power from gate-mode runs (gate/gate_power_runs.hpp), its record
+// gate_power.json (store/gate_power.hpp) and the section summary.md shows
+// (report/gate_power_section.hpp): runs of an unchanged build count false
+// alarms, runs with a plant count catches, each level beside the slowdown the
+// comparison measured.
+#include <string>
+#include <vector>
+
+#include <exactune/error.hpp>
+
+#include "catch.hpp"
+#include "gate/gate_power_runs.hpp"
+#include "report/gate_power_section.hpp"
+#include "store/gate_power.hpp"
+#include "support/sampled_timings.hpp"
+#include "support/scratch_directory.hpp"
+#include "util/text_file.hpp"
+
+using namespace exactune;
+using exactune_test::sampled;
+using exactune_test::sampled_timing;
+using exactune_test::samples_around;
+
+namespace {
+
+SweepResults run_at(double slowdown, int seed_shift = 0) {
+  SweepResults r;
+  r.family = "toy_double";
+  r.reference_recipe = "toy-1";
+  r.device.name = "NVIDIA H200";
+  r.device.arch = "sm_90";
+  ShapeResult s;
+  s.shape.name = "s";
+  // The samples' order moves with seed_shift, their values with the slowdown.
+  std::vector<double> fast = samples_around(10.0 * (1 + slowdown), 0.02, 31 + seed_shift);
+  s.variants.push_back(sampled("fast", fast));
+  s.copy_rotated = sampled_timing(samples_around(4.0, 0.02));
+  r.shapes.push_back(std::move(s));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("gate power counts false alarms and catches per planted level, with the measured slowdown",
+          "[gate][power]") {
+  std::vector<GatePowerRun> runs;
+  for (int i = 0; i < 4; ++i) runs.push_back({0.0, run_at(0.0, i)});
+  for (int i = 0; i < 3; ++i) runs.push_back({0.10, run_at(0.10, i)});
+  runs.push_back({0.05, run_at(0.0)});  // a plant that did not take: not caught
+  GateOptions options;
+  options.regimes = {TimingRegime::rotated};
+  const GatePower power = measure_gate_power(run_at(0.0), runs, options);
+  CHECK(power.family == "toy_double");
+  CHECK(power.gpu == "NVIDIA H200");
+  CHECK(power.figures == 1);
+  REQUIRE(power.levels.size() == 3);
+  CHECK(power.levels[0].planted == 0);
+  CHECK(power.levels[0].runs == 4);
+  CHECK(power.levels[0].failed == 0);
+  CHECK(power.levels[1].planted == 0.05);
+  CHECK(power.levels[1].failed == 0);
+  CHECK(power.levels[2].planted == 0.10);
+  CHECK(power.levels[2].runs == 3);
+  CHECK(power.levels[2].failed == 3);
+  CHECK(power.levels[2].measured == Approx(0.10).margin(0.005));
+  CHECK_THROWS_AS(measure_gate_power(run_at(0.0), {}, options), input_error);
+
+  const std::string section = gate_power_section(power);
+  INFO(section);
+  CHECK(section.find("| none | 4 | 0 | 0 | +0.0% | 0 failed, at most 5% ambiguous | yes |") != std::string::npos);
+  CHECK(section.find("| +5% | 1 | 0 | 0 | +0.0% | caught in at least 80% | no |") != std::string::npos);
+  CHECK(section.find("| +10% | 3 | 3 | 0 | +10.") != std::string::npos);
+}
+
+TEST_CASE("gate_power.json round-trips and refuses what it cannot trust", "[gate][power]") {
+  const ScratchDirectory dir("gate-power");
+  GatePower power{"toy_double", "NVIDIA H200", 0.05, 0.95, 14, {{0, 20, 0, 1, 0.001}, {0.05, 20, 17, 2, 0.049}}};
+  const auto path = dir.path() / "gate_power.json";
+  write_gate_power_file(path, power);
+  const GatePower back = read_gate_power_file(path);
+  CHECK(gate_power_json(back) == gate_power_json(power));
+  CHECK(gate_power_json(power).rfind("{\n  \"generated\": \"by exactune gate-power", 0) == 0);
+  CHECK(gate_power_beside(dir.path()).has_value());
+  CHECK_FALSE(gate_power_beside(dir.path() / "elsewhere").has_value());
+
+  power.levels[1].failed = 21;  // more failures than runs
+  write_gate_power_file(path, power);
+  CHECK_THROWS_AS(read_gate_power_file(path), input_error);
+  write_text_file(path, "{\"family\": 3}");
+  CHECK_THROWS_WITH(read_gate_power_file(path), Catch::Contains("not what exactune gate-power writes"));
+}
