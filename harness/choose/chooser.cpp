@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -16,39 +18,52 @@
 #include "store/heuristics.hpp"
 #include "store/sweep_file.hpp"
 #include "store/variant_params.hpp"
+#include "time/comparison.hpp"
 
 namespace exactune {
 
 // ---------------------------------------------------------------- the chooser
 namespace {
 
-// An exact variant timed in the policy's regimes on one shape: all the chooser compares.
+// An exact variant timed in some regimes (the policy's, or one other) on one shape: all the chooser compares.
 struct Timed {
   const VariantResult* result;
   double median_us;  // the ranked figure: the policy's median, or for `both` the sum of its two over their copies
   double spread;     // its noise: the largest spread of its figures and the shape's run-to-run noise in their regimes
-  double figure_us;  // the median of policy_figure(), what a choice records
+  double figure_us;  // the median of the first regime's figure, what a choice records
+  // Per regime, each sample over the shape's copy median in that regime: what
+  // the comparison judges "same" on. Empty where the figure kept no samples or
+  // the shape has no copy in that regime.
+  std::vector<std::vector<double>> relative_samples;
 };
 
-// `v` as the policy ranks it; none when it lacks a figure the policy needs.
-std::optional<Timed> timed_by_policy(const ShapeResult& shape, const VariantResult& v, ChooserPolicy policy) {
+// `v` as ranked by `regimes` (the first gives figure_us); none when it lacks a figure they need.
+std::optional<Timed> timed_in(const ShapeResult& shape, const VariantResult& v,
+                              const std::vector<TimingRegime>& regimes) {
   // A planted copy is broken on purpose: never a choice, whatever it measured.
   if (!v.exact || is_planted_variant(v.variant)) return std::nullopt;
-  const std::vector<TimingRegime> regimes = policy_regimes(policy);
   // `both` adds figures of two regimes, so each is taken over its copy; a shape
   // without both copies adds the medians as they are.
   const bool over_copy = regimes.size() > 1 && std::all_of(regimes.begin(), regimes.end(), [&](TimingRegime r) {
                            return shape.copy(r) && shape.copy(r)->median_us > 0;
                          });
-  Timed t{&v, 0, 0, 0};
+  Timed t{&v, 0, 0, 0, {}};
   for (TimingRegime r : regimes) {
     const std::optional<Timing>& figure = v.timing(r);
     if (!figure || !(figure->median_us > 0)) return std::nullopt;
     t.median_us += over_copy ? figure->median_us / shape.copy(r)->median_us : figure->median_us;
     t.spread = std::max(t.spread, figure->spread());
     if (const RunToRunNoise* noise = shape.noise(r)) t.spread = std::max(t.spread, noise->noise);
+    std::vector<double>& relative = t.relative_samples.emplace_back();
+    const std::optional<Timing>& copy = shape.copy(r);
+    const bool comparable = copy && copy->median_us > 0 &&
+                            std::all_of(figure->samples_us.begin(), figure->samples_us.end(),
+                                        [](double s) { return s > 0 && std::isfinite(s); });
+    if (comparable) {
+      for (double s : figure->samples_us) relative.push_back(s / copy->median_us);
+    }
   }
-  t.figure_us = v.timing(policy_figure(policy))->median_us;
+  t.figure_us = v.timing(regimes.front())->median_us;
   return t;
 }
 
@@ -57,6 +72,10 @@ struct Bucket {
   const ShapeResult* shape;
   std::optional<std::int64_t> max_rows;
   std::vector<Timed> ranked;  // fastest first
+  // The ranked configurations the comparison calls the same as the fastest
+  // (same_as_best), by name; and the one of them the rule picks (pick_among_same).
+  std::vector<const Timed*> same;
+  const Timed* pick = nullptr;
 
   const Timed* find(const std::string& variant) const {
     for (const Timed& t : ranked) {
@@ -72,10 +91,10 @@ std::vector<std::string> policy_regime_labels(ChooserPolicy policy) {
   return labels;
 }
 
-std::vector<Timed> ranked_candidates(const ShapeResult& shape, ChooserPolicy policy) {
+std::vector<Timed> ranked_in(const ShapeResult& shape, const std::vector<TimingRegime>& regimes) {
   std::vector<Timed> ranked;
   for (const VariantResult& v : shape.variants) {
-    if (std::optional<Timed> t = timed_by_policy(shape, v, policy)) ranked.push_back(*t);
+    if (std::optional<Timed> t = timed_in(shape, v, regimes)) ranked.push_back(std::move(*t));
   }
   // Names break ties so that the order, and so the choice, never depends on the sweep's order.
   std::sort(ranked.begin(), ranked.end(), [](const Timed& a, const Timed& b) {
@@ -84,13 +103,78 @@ std::vector<Timed> ranked_candidates(const ShapeResult& shape, ChooserPolicy pol
   return ranked;
 }
 
+std::vector<Timed> ranked_candidates(const ShapeResult& shape, ChooserPolicy policy) {
+  return ranked_in(shape, policy_regimes(policy));
+}
+
 // The ranked candidates the tables may choose from: the family's
 // not_chosen_because() removes the others (they stay in ranked_by_policy,
 // which the summary reports from).
-std::vector<Timed> choosable_candidates(const KernelFamily& family, const ShapeResult& shape, ChooserPolicy policy) {
-  std::vector<Timed> ranked = ranked_candidates(shape, policy);
+std::vector<Timed> choosable_in(const KernelFamily& family, const ShapeResult& shape,
+                                const std::vector<TimingRegime>& regimes) {
+  std::vector<Timed> ranked = ranked_in(shape, regimes);
   std::erase_if(ranked, [&](const Timed& t) { return !family.not_chosen_because(t.result->params).empty(); });
   return ranked;
+}
+
+std::vector<Timed> choosable_candidates(const KernelFamily& family, const ShapeResult& shape, ChooserPolicy policy) {
+  return choosable_in(family, shape, policy_regimes(policy));
+}
+
+// Whether `candidate` is the same as `fastest` (the first of a ranking): the
+// comparison's verdict `same` in every ranked regime, at `effect`, where both
+// have samples there; else (a summary-only figure) only an equal ranked figure.
+bool same_as(const Timed& candidate, const Timed& fastest, double effect) {
+  if (&candidate == &fastest) return true;
+  bool sampled = candidate.relative_samples.size() == fastest.relative_samples.size();
+  for (std::size_t i = 0; sampled && i < candidate.relative_samples.size(); ++i) {
+    sampled = !candidate.relative_samples[i].empty() && !fastest.relative_samples[i].empty();
+  }
+  if (!sampled) return candidate.median_us == fastest.median_us;
+  ComparisonOptions options;
+  options.effect = effect;
+  for (std::size_t i = 0; i < candidate.relative_samples.size(); ++i) {
+    if (compare_samples(fastest.relative_samples[i], candidate.relative_samples[i], options).verdict != Verdict::same)
+      return false;
+  }
+  return true;
+}
+
+// The configurations of `ranked` (fastest first) the same as its fastest, by name.
+std::vector<const Timed*> same_as_best(const std::vector<Timed>& ranked, double effect) {
+  std::vector<const Timed*> same;
+  for (const Timed& t : ranked) {
+    if (same_as(t, ranked.front(), effect)) same.push_back(&t);
+  }
+  std::sort(same.begin(), same.end(),
+            [](const Timed* a, const Timed* b) { return a->result->variant < b->result->variant; });
+  return same;
+}
+
+// The chooser's effect size: its options' floor, or the noise floor where larger.
+double same_effect(const ChooserOptions& options) { return std::max(options.same_effect, options.min_noise); }
+
+// The rule that picks one of a bucket's same-as-best set (chooser.hpp): the
+// one in the same-as-best set of the most other regimes timed on its shape,
+// then the fewest registers (0, not recorded, after any count), then the name.
+// Nothing in it depends on the order of the sweep's variants or samples.
+const Timed* pick_among_same(const KernelFamily& family, const ShapeResult& shape, ChooserPolicy policy,
+                             const std::vector<const Timed*>& same, double effect) {
+  if (same.size() == 1) return same.front();
+  const std::vector<TimingRegime> ranked_regimes = policy_regimes(policy);
+  std::map<std::string, int> other_regimes;  // by variant: the other regimes whose same-as-best set holds it
+  for (TimingRegime r : kTimingRegimes) {
+    if (std::find(ranked_regimes.begin(), ranked_regimes.end(), r) != ranked_regimes.end()) continue;
+    const std::vector<Timed> ranked = choosable_in(family, shape, {r});
+    if (ranked.empty()) continue;
+    for (const Timed* t : same_as_best(ranked, effect)) ++other_regimes[t->result->variant];
+  }
+  const auto key = [&](const Timed* t) {
+    const int registers = t->result->registers;
+    return std::make_tuple(-other_regimes[t->result->variant], registers > 0 ? registers : INT_MAX,
+                           std::cref(t->result->variant));
+  };
+  return *std::min_element(same.begin(), same.end(), [&](const Timed* a, const Timed* b) { return key(a) < key(b); });
 }
 
 // Row counts are products of two ints, so their products need 128 bits (GCC and Clang have them).
@@ -108,21 +192,28 @@ std::int64_t geometric_midpoint(std::int64_t a, std::int64_t b) {
 }
 
 // One bucket per distinct row count among the shapes of `size` that have a
-// timed exact variant. Where several shapes share a row count, the first in
-// the sweep's order is the evidence.
+// timed exact variant, each with its same-as-best set and its pick. Where
+// several shapes share a row count, the first in the sweep's order is the evidence.
 std::vector<Bucket> buckets_of(const KernelFamily& family, const SweepResults& results, int size,
-                               ChooserPolicy policy) {
+                               const ChooserOptions& options) {
   std::map<std::int64_t, Bucket> by_rows;
   for (const ShapeResult& shape : results.shapes) {
     if (shape.shape.size != size) continue;
-    std::vector<Timed> ranked = choosable_candidates(family, shape, policy);
-    if (!ranked.empty()) by_rows.try_emplace(shape.shape.rows(), Bucket{&shape, std::nullopt, std::move(ranked)});
+    std::vector<Timed> ranked = choosable_candidates(family, shape, options.policy);
+    if (!ranked.empty())
+      by_rows.try_emplace(shape.shape.rows(), Bucket{&shape, std::nullopt, std::move(ranked), {}, nullptr});
   }
   std::vector<Bucket> buckets;
   for (auto it = by_rows.begin(); it != by_rows.end(); ++it) {
     const auto next = std::next(it);
     if (next != by_rows.end()) it->second.max_rows = geometric_midpoint(it->first, next->first);
     buckets.push_back(std::move(it->second));
+  }
+  // The sets point into `ranked`, so they are made where the buckets stay.
+  const double effect = same_effect(options);
+  for (Bucket& b : buckets) {
+    b.same = same_as_best(b.ranked, effect);
+    b.pick = pick_among_same(family, *b.shape, options.policy, b.same, effect);
   }
   return buckets;
 }
@@ -184,6 +275,7 @@ Choice make_choice(int size, const Bucket& bucket, const Timed& chosen, bool sha
   }
   c.shape = bucket.shape->shape.name;
   c.shared = shared;
+  for (const Timed* t : bucket.same) c.same_as_best.push_back(t->result->variant);
   return c;
 }
 
@@ -191,41 +283,55 @@ std::vector<Choice> choose_for_size(int size, const std::vector<Bucket>& buckets
   const std::string shared = shared_configuration(buckets);
   std::vector<Choice> choices;
   for (const Bucket& b : buckets) {
-    const Timed& best = b.ranked.front();
     const Timed* candidate = shared.empty() ? nullptr : b.find(shared);
-    const bool use_shared = candidate != nullptr && within_noise(*candidate, best, options.min_noise);
-    choices.push_back(make_choice(size, b, use_shared ? *candidate : best, use_shared));
+    const bool in_same = candidate != nullptr && std::find(b.same.begin(), b.same.end(), candidate) != b.same.end();
+    const bool use_shared =
+        candidate != nullptr && (in_same || within_noise(*candidate, b.ranked.front(), options.min_noise));
+    choices.push_back(make_choice(size, b, use_shared ? *candidate : *b.pick, use_shared));
   }
   return choices;
 }
 
-// The configuration chosen most often; ties go to the one that is timed
-// (exact) on more of the buckets' shapes, then to the least total of the
-// policy's figure over them, then to the name.
-Configuration most_chosen(const std::vector<Choice>& choices, const std::vector<const Bucket*>& buckets) {
-  std::map<std::string, const Choice*> first_choice;
-  std::map<std::string, int> count;
-  for (const Choice& c : choices) {
-    first_choice.try_emplace(c.chosen.variant, &c);
-    ++count[c.chosen.variant];
+// The rank of `variant` for the device default, lowest first: chosen most
+// often, then timed (exact) on more of the buckets' shapes, then the least
+// total of the policy's figure over them, then the name.
+std::tuple<int, int, double, std::string> default_rank(const std::string& variant, const std::vector<Choice>& choices,
+                                                       const std::vector<const Bucket*>& buckets) {
+  int chosen = 0, missing = 0;
+  double total = 0;
+  for (const Choice& c : choices) chosen += c.chosen.variant == variant ? 1 : 0;
+  for (const Bucket* b : buckets) {
+    const Timed* t = b->find(variant);
+    if (t == nullptr)
+      ++missing;
+    else
+      total += t->median_us;
   }
-  auto rank = [&](const std::string& variant) {
-    int missing = 0;
-    double total = 0;
-    for (const Bucket* b : buckets) {
-      const Timed* t = b->find(variant);
-      if (t == nullptr)
-        ++missing;
-      else
-        total += t->median_us;
-    }
-    return std::make_tuple(-count[variant], missing, total);
-  };
-  std::string best = first_choice.begin()->first;
-  for (const auto& [variant, choice] : first_choice) {
-    if (rank(variant) < rank(best)) best = variant;
+  return {-chosen, missing, total, variant};
+}
+
+// The device default, which serves every size without a table: among the
+// configurations timed (exact, choosable, not screened out) in every bucket
+// of every size, the one ranked first by default_rank, so that one a search
+// strategy happened to time in some buckets only never wins on where it was
+// timed. Where no configuration was timed in every bucket, the first by
+// default_rank of those chosen somewhere.
+Configuration device_default(const std::vector<Choice>& choices, const std::vector<const Bucket*>& buckets) {
+  std::map<std::string, Configuration> everywhere;
+  for (const Timed& t : buckets.front()->ranked) {
+    if (std::all_of(buckets.begin(), buckets.end(), [&](const Bucket* b) { return b->find(t.result->variant); }))
+      everywhere.emplace(t.result->variant, Configuration{t.result->variant, t.result->params});
   }
-  return first_choice[best]->chosen;
+  std::map<std::string, Configuration> candidates = std::move(everywhere);
+  if (candidates.empty()) {
+    for (const Choice& c : choices) candidates.emplace(c.chosen.variant, c.chosen);
+  }
+  const Configuration* best = nullptr;
+  for (const auto& [variant, configuration] : candidates) {
+    if (best == nullptr || default_rank(variant, choices, buckets) < default_rank(best->variant, choices, buckets))
+      best = &configuration;
+  }
+  return *best;
 }
 
 }  // namespace
@@ -269,7 +375,7 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
   std::map<int, std::vector<Bucket>> buckets;  // by size, ascending
   for (const ShapeResult& s : results.shapes) {
     if (!buckets.contains(s.shape.size))
-      buckets.emplace(s.shape.size, buckets_of(family, results, s.shape.size, options.policy));
+      buckets.emplace(s.shape.size, buckets_of(family, results, s.shape.size, options));
   }
   std::vector<const Bucket*> all_buckets;
   for (const auto& [size, of_size] : buckets) {
@@ -284,7 +390,7 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
                     results.device.name.empty() ? "this machine" : results.device.name,
                     fmt::join(policy_regime_labels(options.policy), " and "), policy_name(options.policy)));
   }
-  h.device.default_configuration = most_chosen(h.device.choices, all_buckets);
+  h.device.default_configuration = device_default(h.device.choices, all_buckets);
   h.global_default = family.global_default();
   return h;
 }

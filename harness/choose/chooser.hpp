@@ -1,6 +1,33 @@
 // The chooser: per size and row-count bucket, the fastest bit-exact variant of a
 // sweep by the policy's figure, kept to one configuration per size where that
 // one is within noise; what heuristics.yaml (store/heuristics_file.hpp) records.
+//
+// Choices must not flip between runs that measured the same thing, so a
+// bucket's choice is not simply the fastest:
+//   1. Its same-as-best set: the fastest configuration by the policy's ranked
+//      figure (copy-relative median), and every configuration that
+//      time/comparison.hpp calls `same` as it, on samples each divided by its
+//      own shape's copy median in the regime, in every regime the policy
+//      ranks by, with effect max(ChooserOptions::same_effect,
+//      ChooserOptions::min_noise) (2%). Where either figure kept no samples
+//      (a summary-only sweep), a configuration is in the set only when its
+//      ranked figure equals the fastest's.
+//   2. One rule picks among the set, whatever the order the variants were
+//      listed or timed in and whichever a search strategy timed in full:
+//      (a) the one in the same-as-best set (of the same shape, made the same
+//      way) of the most other timed regimes (of rotated, l2_resident and
+//      cold, those the policy does not rank by); (b) then the fewest
+//      registers (VariantResult::registers; 0, not recorded, counts as more
+//      than any); (c) then the name.
+//   3. The configuration shared by every bucket of the size is kept instead
+//      where it is in the set, or within noise of the fastest (as before).
+//   4. The device default (sizes nobody tuned) is chosen only among the
+//      configurations timed in every bucket of every size (a screened-out one
+//      is not timed): the one chosen most often, then the least total of the
+//      policy's figure, then the name. Where none was timed in every bucket,
+//      the fallback is what it was: the configuration chosen most often, then
+//      timed in more buckets, then the least total, then the name.
+// heuristics.yaml records each choice's same-as-best set.
 #pragma once
 #include <string>
 #include <utility>
@@ -18,6 +45,9 @@ struct ChooserOptions {
   // steady: run-to-run drift of a GPU is about this size. The shape's
   // recorded run-to-run noise widens it where larger.
   double min_noise = 0.02;
+  // The effect size of "same as best": the comparison's verdict `same` means
+  // a difference smaller than this (the larger of it and min_noise is used).
+  double same_effect = 0.02;
 };
 
 // Chooses per size and row-count bucket (see heuristics.cpp for the rules),

@@ -19,7 +19,7 @@ namespace exactune {
 namespace fs = std::filesystem;
 
 FamilyTables family_tables(const Heuristics& h) {
-  return FamilyTables{h.family, h.format_version, {h.device}, h.global_default, std::nullopt};
+  return FamilyTables{h.family, kFamilyTablesFormatVersion, {h.device}, h.global_default, std::nullopt};
 }
 
 FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
@@ -36,9 +36,7 @@ FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
     };
     if (h.family != tables.family)
       refuse("family", h.family, tables.family, "one family's tables take its files alone");
-    if (h.format_version != tables.format_version) {
-      refuse("format_version", h.format_version, tables.format_version, "one family's tables have one format");
-    }
+    // Files of either heuristics.yaml version read into the same model, and make the same tables.
     if (h.global_default.variant != tables.global_default.variant) {
       refuse("global default", h.global_default.variant, tables.global_default.variant,
              "a family has one global default, for the GPUs that none of its tables knows");

@@ -19,9 +19,14 @@
 
 namespace exactune {
 
+// The format of a family's generated tables (the JSON's format_version): what
+// select() reads, which heuristics.yaml's version 2 (same_as_best, a record of
+// how each choice was made) left as it was.
+inline constexpr int kFamilyTablesFormatVersion = 1;
+
 struct FamilyTables {
   std::string family;
-  int format_version = kHeuristicsFormatVersion;
+  int format_version = kFamilyTablesFormatVersion;
   std::vector<DeviceHeuristics> devices;  // by slug, then name: the order select() tries them in
   Configuration global_default;
   // Where the defaults and narrowed forms were verified; none: they serve no size.

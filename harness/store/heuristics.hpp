@@ -15,7 +15,9 @@
 
 namespace exactune {
 
-inline constexpr int kHeuristicsFormatVersion = 1;
+// Version 2 added each choice's same_as_best; version 1 files still read.
+inline constexpr int kHeuristicsFormatVersion = 2;
+inline constexpr int kOldestHeuristicsFormatVersion = 1;
 
 // The configuration of one row-count bucket of one size.
 struct Choice {
@@ -30,9 +32,14 @@ struct Choice {
   double median_us = 0;
   std::string runner_up;         // the fastest other exact variant there; "" when there was none
   std::optional<double> margin;  // runner_up's ranked figure / chosen's - 1, rounded to 1e-4; negative when
-                                 // the shared configuration was kept within noise of a faster one
+                                 // the shared configuration was kept within noise of a faster one, or the
+                                 // rule picked a configuration the same as a faster one
   std::string shape;             // the evidence: the shape whose timings decided
   bool shared = false;           // the configuration shared by every bucket of this size (several buckets)
+  // The configurations the comparison called the same as the fastest there
+  // (the fastest among them), by name: what the choice was picked from
+  // (choose/chooser.hpp). Empty in a file of version 1, which did not record it.
+  std::vector<std::string> same_as_best;
 
   bool covers(int of_size, std::int64_t rows) const { return size == of_size && (!max_rows || rows <= *max_rows); }
 };
@@ -42,7 +49,8 @@ struct DeviceHeuristics {
   std::string slug;  // "nvidia-h200"
   std::string arch;  // "sm_90"
   int sm_count = 0;
-  Configuration default_configuration;  // the one chosen most often; for sizes without a table
+  Configuration default_configuration;  // the one chosen most often of those timed in every bucket; for sizes
+                                        // without a table (choose/chooser.hpp)
   std::vector<Choice> choices;          // by size, then by max_rows ascending, unbounded last
 
   // The choice of the bucket holding `rows` at `size`; nullptr when the size has no table.

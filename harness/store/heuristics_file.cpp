@@ -28,8 +28,8 @@ namespace exactune {
 namespace {
 
 // The keys of a choice besides the size's, whose key is the family's size parameter.
-const std::vector<std::string> kChoiceKeys = {"max_rows",  "variant", "params", "median_us",
-                                              "runner_up", "margin",  "shape",  "shared"};
+const std::vector<std::string> kChoiceKeys = {"max_rows", "variant", "params", "median_us",   "runner_up",
+                                              "margin",   "shape",   "shared", "same_as_best"};
 
 // The key a choice's size is written under: the family's size parameter.
 std::string size_key(const KernelFamily& family) {
@@ -52,7 +52,7 @@ void write_configuration(std::string& out, const Configuration& c, std::string_v
                  yaml_params(c.params));
 }
 
-void write_choice(std::string& out, const Choice& c, const std::string& key) {
+void write_choice(std::string& out, const Choice& c, const std::string& key, int format_version) {
   auto line = [&](std::string_view name, const auto& value) {
     fmt::format_to(std::back_inserter(out), "      {}: {}\n", name, value);
   };
@@ -64,6 +64,12 @@ void write_choice(std::string& out, const Choice& c, const std::string& key) {
   if (c.margin) line("margin", yaml::number(*c.margin));
   line("shape", yaml::string(c.shape));
   line("shared", c.shared);
+  // Version 1 did not record the set: a file read from one is written back as it was.
+  if (format_version >= 2) {
+    std::vector<std::string> names;
+    for (const std::string& name : c.same_as_best) names.push_back(yaml::string(name));
+    line("same_as_best", yaml::flow_list(names));
+  }
 }
 
 // What the policy ranks by, in words, for the file's comment.
@@ -88,11 +94,15 @@ std::string format_comment(const std::string& size_parameter, ChooserPolicy poli
          yaml::comment(fmt::format(
              "Policy {}: variants are ranked by {}. Per size ({}), row counts fall into buckets, one per timed "
              "shape: a bucket holds rows up to max_rows, the geometric midpoint between its shape's row count and "
-             "the next one's (the last bucket has no max_rows). A choice is the fastest bit-exact variant of its "
-             "bucket's shape, unless the configuration shared by all buckets of the size (shared: true) is within "
-             "noise of it there. runner_up is the fastest other exact variant, margin = runner_up / chosen - 1 "
-             "(negative where the shared configuration was kept). The device default serves sizes without a table: "
-             "the configuration chosen most often. The gate checks the policy's regimes, and cold.",
+             "the next one's (the last bucket has no max_rows). same_as_best: the bit-exact variants of the "
+             "bucket's shape the same as the fastest (their samples over the copy compared, `same` within 2%; "
+             "without samples, an equal median). A choice is the one of them in the same-as-best set of the most "
+             "other timed regimes, then with the fewest registers, then first by name; unless the configuration "
+             "shared by all buckets of the size (shared: true) is within noise of the fastest there. runner_up is "
+             "the fastest other exact variant, margin = runner_up / chosen - 1 (negative where a slower one was "
+             "kept). The device default serves sizes without a table: of the configurations timed in every "
+             "bucket, the one chosen most often (where none was, of those chosen). The gate checks the policy's "
+             "regimes, and cold.",
              policy_name(policy), policy_words(policy), size_parameter)) +
          "# Regenerate the header and JSON: exactune emit-header --from heuristics.yaml\n";
 }
@@ -114,7 +124,7 @@ std::string to_heuristics_yaml(const Heuristics& h) {
                  yaml::string(d.name), yaml::string(d.slug), yaml::string(d.arch), d.sm_count);
   write_configuration(out, d.default_configuration, "    ");
   out += "  choices:\n";
-  for (const Choice& c : d.choices) write_choice(out, c, key);
+  for (const Choice& c : d.choices) write_choice(out, c, key, h.format_version);
   out += yaml::comment(fmt::format("For a GPU without a table: {}.", family.global_default_reason()));
   out += "global_default:\n";
   write_configuration(out, h.global_default, "  ");
@@ -143,15 +153,16 @@ class HeuristicsReader {
   explicit HeuristicsReader(const Source& source) : source_(source) {}
 
   Heuristics read(std::string_view text) {
-    const YAML::Node root = strict_yaml::load_document(text, source_, "a map that starts with 'format_version: 1'");
+    const YAML::Node root = strict_yaml::load_document(text, source_, "a map that starts with 'format_version: 2'");
     // The version first: another version may well have other keys.
     const Value version = Fields(source_, root, line_of(root), "the top level", {})["format_version"];
     Heuristics h;
     h.format_version = version.integer<int>();
-    if (h.format_version != kHeuristicsFormatVersion) {
-      source_.fail(version.line(), "format_version {}: this exactune reads version {}", h.format_version,
-                   kHeuristicsFormatVersion);
+    if (h.format_version < kOldestHeuristicsFormatVersion || h.format_version > kHeuristicsFormatVersion) {
+      source_.fail(version.line(), "format_version {}: this exactune reads versions {} to {}", h.format_version,
+                   kOldestHeuristicsFormatVersion, kHeuristicsFormatVersion);
     }
+    format_version_ = h.format_version;
     const Fields top(source_, root, line_of(root), "the top level",
                      {"format_version", "family", "policy", "device", "global_default"});
     const Value family = top["family"];
@@ -255,6 +266,12 @@ class HeuristicsReader {
     }
     c.shape = read_shape_name(f["shape"]);
     c.shared = f["shared"].boolean();
+    // Version 2 records the set every choice was picked from; version 1 had none.
+    if (format_version_ >= 2) {
+      c.same_as_best = same_as_best(f["same_as_best"]);
+    } else if (const std::optional<Value> same = f.optional("same_as_best")) {
+      source_.fail(same->line(), "same_as_best is of format_version 2; this file says 1");
+    }
 
     const Choice* previous = choices.empty() ? nullptr : &choices.back();
     const bool continues = previous != nullptr && previous->size == c.size;
@@ -274,6 +291,21 @@ class HeuristicsReader {
     }
     choices.push_back(std::move(c));
     bound_lines.push_back(bound_line);
+  }
+
+  // The names of a choice's same-as-best set: variant names, each once, in name
+  // order as written; empty where the table was made by hand, not chosen.
+  std::vector<std::string> same_as_best(const Value& value) const {
+    std::vector<std::string> names;
+    for (const Value& item : value.list()) {
+      std::string name = item.nonempty_text();
+      if (!names.empty() && name <= names.back()) {
+        source_.fail(item.line(), "same_as_best must list each variant once, by name: '{}' after '{}'", name,
+                     names.back());
+      }
+      names.push_back(std::move(name));
+    }
+    return names;
   }
 
   // What a table chooses is what the runtime launches: never a configuration
@@ -296,6 +328,7 @@ class HeuristicsReader {
   const KernelFamily* family_ = nullptr;
   std::string size_key_;
   std::set<int> finished_sizes_;  // sizes whose buckets ended with the unbounded one
+  int format_version_ = kHeuristicsFormatVersion;
 };
 
 }  // namespace

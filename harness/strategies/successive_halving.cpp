@@ -15,6 +15,13 @@
 // could still pick survives. The search stops at max(4, retime_top + 1)
 // survivors, so the re-timing and the runner-up always have their variants,
 // and when a round cuts nothing: the rest are within noise of each other.
+//
+// Where both screens kept their samples in every regime screened, "within
+// noise" is the one comparison of two timings (time/comparison.hpp) at the
+// same 3% effect: a variant is cut only when the comparison calls it slower
+// than the best in some regime and slower or the same in every other (a
+// screen it calls faster or ambiguous anywhere may still be as fast). Screens
+// summarised without samples keep the range rule above.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +29,7 @@
 #include <tuple>
 
 #include "strategies/builtin_strategies.hpp"
+#include "time/comparison.hpp"
 
 namespace exactune {
 namespace {
@@ -39,7 +47,8 @@ class SuccessiveHalving final : public SearchStrategy {
     const SuccessiveHalvingSettings& s = settings_;
     return fmt::format(
         "screens of {} samples, {} iteration(s) each in round 1, doubled each round, at most {} rounds; a round "
-        "keeps the faster half and every variant within max({}%, the screens' spread) of the best; stops at "
+        "keeps the faster half and every variant within noise of the best (not slower by the samples' comparison "
+        "at {}%, or without samples within max(that, the screens' spread)); stops at "
         "max({}, retime top + 1) survivors or a round that cuts nothing",
         s.screen_repetitions, s.first_iterations, s.max_rounds, s.noise_floor * 100, s.min_survivors);
   }
@@ -104,8 +113,38 @@ class SuccessiveHalving final : public SearchStrategy {
   // (nothing measured) can be judged by nobody, so it stays.
   bool within_noise(const Screen& candidate, const Screen& best) const {
     if (!(best.figure > 0) || !(candidate.figure > 0)) return true;
+    if (sampled_alike(candidate, best)) return !compared_slower(candidate, best);
     const double margin = std::max({settings_.noise_floor, candidate.spread, best.spread});
     return candidate.figure <= best.figure * (1 + margin);
+  }
+
+  // Whether both screens hold samples, of the same regimes in the same order.
+  static bool sampled_alike(const Screen& a, const Screen& b) {
+    if (a.timings.empty() || a.timings.size() != b.timings.size()) return false;
+    for (std::size_t i = 0; i < a.timings.size(); ++i) {
+      if (a.timings[i].first != b.timings[i].first) return false;
+      for (const Screen* s : {&a, &b}) {
+        const std::vector<double>& samples = s->timings[i].second.samples_us;
+        if (samples.empty() || !std::all_of(samples.begin(), samples.end(), [](double x) { return x > 0; }))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether the comparison calls `candidate` slower than `best`: slower in
+  // some regime, and slower or the same in each.
+  bool compared_slower(const Screen& candidate, const Screen& best) const {
+    ComparisonOptions options;
+    options.effect = settings_.noise_floor;
+    bool slower_somewhere = false;
+    for (std::size_t i = 0; i < candidate.timings.size(); ++i) {
+      const Verdict verdict =
+          compare_samples(best.timings[i].second.samples_us, candidate.timings[i].second.samples_us, options).verdict;
+      if (verdict != Verdict::slower && verdict != Verdict::same) return false;
+      slower_somewhere = slower_somewhere || verdict == Verdict::slower;
+    }
+    return slower_somewhere;
   }
 
   SuccessiveHalvingSettings settings_;

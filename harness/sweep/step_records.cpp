@@ -15,7 +15,9 @@ Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>
                          });
   Screen screen;
   for (TimingRegime r : regimes) {
-    const Timing t = timing_from_samples(screened.entry({"samples", regime_name(r)}).get<std::vector<double>>());
+    const auto samples = screened.entry({"samples", regime_name(r)}).get<std::vector<double>>();
+    Timing t = timing_from_samples(samples);
+    t.samples_us = samples;  // what the strategy's cut compares (time/comparison.hpp)
     screen.figure += over_copy ? t.median_us / s.copy(r)->median_us : t.median_us;
     screen.spread = std::max(screen.spread, t.spread());
     screen.timings.emplace_back(r, t);

@@ -344,9 +344,9 @@ inline constexpr Entry kTable[] = {
     // head_dim 64, every row count: 30.614 us on dit-h48-d64; runner-up w4_r32_v16_rcp_joint +0.15%
     {"NVIDIA H200", 9, 0, 132, 64, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
      {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
-    // head_dim 128, rows <= 12457: 1.971 us on edge-37tok-d128; runner-up w4_r8_v8_rcp_joint +0.00%
-    {"NVIDIA H200", 9, 0, 132, 128, 12457, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
+    // head_dim 128, rows <= 12457: 1.971 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint +0.00%
+    {"NVIDIA H200", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
     // head_dim 128, rows 12458..146542: 34.037 us on glm-image-1024px; runner-up
     // w2_r16_v16_rcp_joint +0.11%
     {"NVIDIA H200", 9, 0, 132, 128, 146542, {1, 8, 16, Counts::rcp, QkGrid::joint, "w1_r8_v16_rcp_joint"},
@@ -375,7 +375,7 @@ inline constexpr VerifiedSizes kVerified[] = {
     {"w2_r32_v16_rcp_joint", 32, 32, 1},
     {"w2_r16_v16_rcp_joint", 64, 64, 1},
     {"w2_r16_v16_rcp_joint", 128, 128, 1},
-    {"w2_r4_v8_rcp_joint", 128, 128, 1},
+    {"w4_r8_v8_rcp_joint", 128, 128, 1},
     {"w1_r8_v16_rcp_joint", 128, 128, 1},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
     {"w4_r4_v8_rcp_joint", 4, 128, 4},

@@ -47,7 +47,47 @@ TEST_CASE("heuristics.yaml says where it was chosen from and how, and round-trip
     CHECK(parsed.device.choices[i].median_us == chosen.device.choices[i].median_us);
     CHECK(parsed.device.choices[i].margin == chosen.device.choices[i].margin);
     CHECK(parsed.device.choices[i].max_rows == chosen.device.choices[i].max_rows);
+    CHECK(parsed.device.choices[i].same_as_best == chosen.device.choices[i].same_as_best);
   }
+}
+
+TEST_CASE("heuristics.yaml records each choice's same-as-best set, and still reads version 1 without it",
+          "[heuristics_file]") {
+  Heuristics chosen = choose_heuristics(recorded_sweep());
+  // A set of several names, as a sweep with samples makes, quoted where a name needs it.
+  chosen.device.choices[0].same_as_best = {kDefault, kWide, "t64_v8_right: odd"};
+  const std::string yaml = to_heuristics_yaml(chosen);
+  INFO(yaml);
+  CHECK(contains(yaml, "format_version: 2\n"));
+  CHECK(
+      contains(yaml, "      shared: true\n      same_as_best: [t32_v4_right, t64_v8_right, \"t64_v8_right: odd\"]\n"));
+  CHECK(contains(yaml, "# Policy rotated:"));
+  CHECK(contains(yaml, "same_as_best: the bit-exact variants"));
+  const Heuristics parsed = parse_heuristics_yaml(yaml, "h.yaml");
+  CHECK(parsed.format_version == 2);
+  REQUIRE(parsed.device.choices.size() == chosen.device.choices.size());
+  for (std::size_t i = 0; i < parsed.device.choices.size(); ++i) {
+    CHECK(parsed.device.choices[i].same_as_best == chosen.device.choices[i].same_as_best);
+  }
+  CHECK(to_heuristics_yaml(parsed) == yaml);
+
+  // Version 1, written before the sets were recorded: read with none, and written back as it was.
+  std::string old = yaml;
+  old.replace(old.find("format_version: 2"), std::string("format_version: 2").size(), "format_version: 1");
+  for (std::size_t at = old.find("      same_as_best: "); at != std::string::npos;
+       at = old.find("      same_as_best: ")) {
+    old.erase(at, old.find('\n', at) + 1 - at);
+  }
+  const Heuristics v1 = parse_heuristics_yaml(old, "h.yaml");
+  CHECK(v1.format_version == 1);
+  for (const Choice& c : v1.device.choices) CHECK(c.same_as_best.empty());
+  CHECK(v1.device.choices[2].chosen.variant == parsed.device.choices[2].chosen.variant);
+  CHECK(to_heuristics_yaml(v1) == old);
+  // A version 1 file has no sets to hold.
+  std::string mixed = old;
+  mixed.insert(mixed.find("      shared: true\n") + std::string("      shared: true\n").size(),
+               "      same_as_best: [t32_v4_right]\n");
+  CHECK(contains(parse_error(mixed), "same_as_best is of format_version 2"));
 }
 
 TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics_file]") {
@@ -63,7 +103,11 @@ TEST_CASE("errors in heuristics.yaml name the file and line", "[heuristics_file]
       {"median_us: 5.05", "median_us: fast", "median_us must be a number"},
       {"sm_count: 132", "sm_count: -1", "sm_count must be > 0"},
       {"arch: sm_90", "arch: hopper", "no GPU architecture"},
-      {"format_version: 1", "format_version: 7", "reads version 1"},
+      {"format_version: 2", "format_version: 7", "reads versions 1 to 2"},
+      {"format_version: 2", "format_version: 0", "reads versions 1 to 2"},
+      {"      same_as_best: [t64_v8_right]\n", "", "missing key 'same_as_best'", -9},  // the choice's line
+      {"same_as_best: [t64_v8_right]", "same_as_best: [t64_v8_right, t32_v4_right]", "once, by name"},
+      {"same_as_best: [t64_v8_right]", "same_as_best: t64_v8_right", "must be a list"},
       {"family: toy_double", "family: rms_norm", "family: no kernel family named 'rms_norm'"},
       {"    - length: 3072\n", "    - length: -3\n", "length must be > 0"},
       {"    - length: 3072\n", "    - size: 3072\n", "unknown key 'size' in a choice"},

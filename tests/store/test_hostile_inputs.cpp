@@ -449,7 +449,7 @@ TEST_CASE(
       edited(sweep, "shapes:\n", "shapes: &s\n").first,
       "exactune_sweep: " + std::string(100, '['),
       "exactune_sweep: 99999999999999999999\n",
-      edited(heuristics, "format_version: 1", "format_version: 1\nformat_version: 1").first,
+      edited(heuristics, "format_version: 2", "format_version: 2\nformat_version: 2").first,
       edited(heuristics, "sm_count: 132", "sm_count: 1e400").first,
       heuristics.substr(0, heuristics.size() / 3),
       "shapes:\n  - name: x\n    model: m\n    rows: 99999999999\n    length: 64\n    scale: 1e-6\n",

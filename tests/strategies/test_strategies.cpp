@@ -175,6 +175,46 @@ TEST_CASE("successive halving never cuts within the screens' own spread, and sto
   CHECK(d.fully_timed.size() == 20);
 }
 
+// Screens that kept their samples are cut by the one comparison (time/comparison.hpp), not by their ranges:
+// a figure whose range an outlier widened is still cut when every sample is slower, and one whose range lies
+// beyond the floor stays when its samples overlap the best's.
+TEST_CASE("successive halving cuts by the comparison where screens kept samples, by ranges where not", "[strategies]") {
+  std::map<std::string, std::vector<double>> samples = {
+      {"best", {10.0, 10.01, 10.02}},
+      {"outlier_slow", {10.5, 10.6, 12.6}},    // range 20%: "within noise" by ranges; every sample slower
+      {"overlapping", {10.015, 10.6, 10.61}},  // range 5.6%, 5.9% behind: cut by ranges; overlaps the best
+  };
+  for (int i = 0; i < 5; ++i) samples[fmt::format("fast{}", i)] = samples["best"];
+  for (int i = 0; i < 5; ++i) samples[fmt::format("slow{}", i)] = {20.0 + i, 20.01 + i, 20.02 + i};
+  const auto screen_of = [](const std::vector<double>& s, bool keep_samples) {
+    Timing t{s[1], s[0], s[2], 3};
+    if (keep_samples) t.samples_us = s;
+    return Screen{t.median_us, t.spread(), {{TimingRegime::rotated, t}}};
+  };
+  std::vector<std::string> variants;
+  for (const auto& [name, s] : samples) variants.push_back(name);
+  const auto decide = [&](bool keep_samples) {
+    const ScreenMeasure measure = [&](const std::string& variant, int, const ScreenEffort&) {
+      return std::optional<Screen>(screen_of(samples.at(variant), keep_samples));
+    };
+    return halving().decide(variants, measure, SearchContext{4});
+  };
+  const auto was_cut = [](const SearchDecision& d, const std::string& variant) {
+    return std::any_of(d.cut.begin(), d.cut.end(), [&](const CutVariant& c) { return c.variant == variant; });
+  };
+  const SearchDecision compared = decide(true);
+  check_partition(compared, variants);
+  CHECK(was_cut(compared, "outlier_slow"));
+  CHECK(holds(compared.fully_timed, "overlapping"));
+  for (int i = 0; i < 5; ++i) CHECK(holds(compared.fully_timed, fmt::format("fast{}", i)));
+  for (int i = 0; i < 5; ++i) CHECK(was_cut(compared, fmt::format("slow{}", i)));
+
+  const SearchDecision ranged = decide(false);  // summaries only: the range rule, as before
+  check_partition(ranged, variants);
+  CHECK(holds(ranged.fully_timed, "outlier_slow"));
+  CHECK(was_cut(ranged, "overlapping"));
+}
+
 TEST_CASE("successive halving leaves the re-timing its contenders, screens none when few, and drops a failed screen",
           "[strategies]") {
   FakeScreens screens;
