@@ -38,9 +38,11 @@ std::string gate_power_section(const GatePower& power) {
   for (const GatePowerLevel& l : power.levels) {
     const std::string goal = goal_for(l.planted);
     out += fmt::format("| {} | {} | {} | {} | {:+.1f}% | {} | {} |\n",
-                       l.planted == 0 ? "none" : fmt::format("+{:g}%", l.planted * 100), l.runs, l.failed,
-                       l.ambiguous, l.measured * 100, goal.empty() ? "-" : goal,
-                       goal.empty() ? "-" : goal_met(l) ? "yes" : "no");
+                       l.planted == 0 ? "none" : fmt::format("+{:g}%", l.planted * 100), l.runs, l.failed, l.ambiguous,
+                       l.measured * 100, goal.empty() ? "-" : goal,
+                       goal.empty()  ? "-"
+                       : goal_met(l) ? "yes"
+                                     : "no");
   }
   return out;
 }

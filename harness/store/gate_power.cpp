@@ -12,8 +12,7 @@ namespace exactune {
 
 std::string gate_power_json(const GatePower& power) {
   nlohmann::ordered_json out;
-  out["generated"] =
-      "by exactune gate-power from gate-mode runs on the GPU (ci/gpu.sh gate-power); do not edit";
+  out["generated"] = "by exactune gate-power from gate-mode runs on the GPU (ci/gpu.sh gate-power); do not edit";
   out["family"] = power.family;
   out["gpu"] = power.gpu;
   out["threshold"] = power.threshold;
@@ -49,8 +48,8 @@ GatePower read_gate_power_file(const std::filesystem::path& path) {
                            l.at("ambiguous").get<int>(), l.at("measured").get<double>()};
       if (level.runs < 1 || level.failed < 0 || level.ambiguous < 0 || level.failed + level.ambiguous > level.runs ||
           !(level.planted >= 0 && level.planted <= 1)) {
-        throw input_error(fmt::format("{}: level {}: counts or planted fraction out of range", path.string(),
-                                      level.planted));
+        throw input_error(
+            fmt::format("{}: level {}: counts or planted fraction out of range", path.string(), level.planted));
       }
       power.levels.push_back(level);
     }

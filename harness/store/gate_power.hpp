@@ -29,7 +29,7 @@ struct GatePower {
   std::string gpu;  // the GPU's name, as the sweep records it
   double threshold = 0;
   double confidence = 0;
-  int figures = 0;  // gated figures a run (shapes x regimes)
+  int figures = 0;                     // gated figures a run (shapes x regimes)
   std::vector<GatePowerLevel> levels;  // ascending planted
 };
 

@@ -41,8 +41,7 @@ SweepResults run_at(double slowdown, int seed_shift = 0) {
 
 }  // namespace
 
-TEST_CASE("gate power counts false alarms and catches per planted level, with the measured slowdown",
-          "[gate][power]") {
+TEST_CASE("gate power counts false alarms and catches per planted level, with the measured slowdown", "[gate][power]") {
   std::vector<GatePowerRun> runs;
   for (int i = 0; i < 4; ++i) runs.push_back({0.0, run_at(0.0, i)});
   for (int i = 0; i < 3; ++i) runs.push_back({0.10, run_at(0.10, i)});

@@ -161,6 +161,44 @@ TEST_CASE("successive halving keeps the best and every variant within noise of i
   CHECK(replayed.cut.size() == d.cut.size());
 }
 
+TEST_CASE("each round screens in a shuffled order, the same every time, and the decision does not depend on it",
+          "[strategies]") {
+  FakeScreens screens;
+  for (int i = 0; i < 32; ++i) screens.figure[fmt::format("v{:02}", i)] = 10.0 + 0.5 * i;
+  const std::vector<std::string> variants = screens.names();
+  const SearchDecision d = halving().decide(variants, screens.measure(), SearchContext{4});
+  std::map<int, std::vector<std::string>> order;
+  for (const auto& [variant, round, effort] : screens.calls) order[round].push_back(variant);
+  REQUIRE(order.size() >= 2);
+  // Round 1 is a permutation of every variant, not their name order (a drift would favour low names).
+  std::vector<std::string> sorted = order[1];
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == variants);
+  CHECK(order[1] != variants);
+  CHECK(order[1].front() != variants.front());
+  // The same every time: a resumed sweep screens in the same order.
+  FakeScreens again;
+  again.figure = screens.figure;
+  const SearchDecision replayed = halving().decide(variants, again.measure(), SearchContext{4});
+  std::map<int, std::vector<std::string>> again_order;
+  for (const auto& [variant, round, effort] : again.calls) again_order[round].push_back(variant);
+  CHECK(again_order == order);
+  CHECK(replayed.fully_timed == d.fully_timed);
+  // Given in reverse, the same variants are screened in the same order and decided alike.
+  FakeScreens reversed;
+  reversed.figure = screens.figure;
+  const SearchDecision backwards = halving().decide(std::vector<std::string>(variants.rbegin(), variants.rend()),
+                                                    reversed.measure(), SearchContext{4});
+  std::map<int, std::vector<std::string>> reversed_order;
+  for (const auto& [variant, round, effort] : reversed.calls) reversed_order[round].push_back(variant);
+  CHECK(reversed_order == order);
+  std::vector<std::string> kept = backwards.fully_timed;
+  std::sort(kept.begin(), kept.end());
+  std::vector<std::string> kept_forward = d.fully_timed;
+  std::sort(kept_forward.begin(), kept_forward.end());
+  CHECK(kept == kept_forward);
+}
+
 TEST_CASE("successive halving never cuts within the screens' own spread, and stops when a round cuts nothing",
           "[strategies]") {
   FakeScreens screens;
