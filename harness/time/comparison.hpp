@@ -36,9 +36,9 @@ enum class Verdict { faster, same, slower, ambiguous };
 std::string_view verdict_name(Verdict verdict);
 
 struct ComparisonOptions {
-  double effect = 0.05;       // delta: the smallest relative change that matters
-  double confidence = 0.95;   // of the two-sided interval
-  double between_runs = 0;    // relative (robust) sd of a figure between runs: widens the interval
+  double effect = 0.05;      // delta: the smallest relative change that matters
+  double confidence = 0.95;  // of the two-sided interval
+  double between_runs = 0;   // relative (robust) sd of a figure between runs: widens the interval
 };
 
 struct Comparison {

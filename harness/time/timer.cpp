@@ -42,7 +42,8 @@ Measurement Timer::repeat_until_stable(const std::string& name, int iterations,
   Measurement m;
   m.samples_us =
       samples_until_steady([&] { return run_repetitions(name, iterations, options_.repetitions, sample_us); },
-                           options_.max_attempts, options_.max_spread);
+                           options_.max_attempts, options_.max_spread)
+          .samples_us;
   m.timing = timing_from_samples(m.samples_us);
   return m;
 }

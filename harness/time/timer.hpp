@@ -12,9 +12,8 @@
 //   cold:        L2 flushed (a memset over twice the L2) before every launch;
 //                events around that single launch.
 // Each repetition's mean is one sample of the returned Timing; a figure whose
-// spread exceeds max_spread is measured again (up to max_attempts), and the
-// Timing is over every attempt's samples (samples_until_steady): the steadiest
-// attempt alone would be the luckiest, biased low.
+// robust spread exceeds max_spread is measured again (up to max_attempts), the
+// new attempt replacing the unsteady one (samples_until_steady).
 #pragma once
 #include <functional>
 #include <string>

@@ -4,13 +4,13 @@
 // nothing; an interval too wide to tell is ambiguous; the answer does not
 // depend on the samples' order; between-run noise widens the interval;
 // Holm-Bonferroni keeps a family of figures to one false-alarm budget.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include <exactune/error.hpp>
 
@@ -80,8 +80,8 @@ TEST_CASE("a known shift gives its verdict", "[comparison]") {
   CHECK(c.baseline_samples == 30);
   CHECK(c.candidate_samples == 30);
   INFO(c.describe());
-  CHECK(c.describe() == fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", (c.ratio - 1) * 100, (c.low - 1) * 100,
-                                    (c.high - 1) * 100));
+  CHECK(c.describe() ==
+        fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", (c.ratio - 1) * 100, (c.low - 1) * 100, (c.high - 1) * 100));
 }
 
 TEST_CASE("the verdict meets the gate's goals on many seeded runs: caught at +5% and +10%, quiet on no change",
@@ -149,7 +149,7 @@ TEST_CASE("between-run noise widens the interval: a committed baseline cannot cl
   CHECK(across_runs.low < same_run.low);
   CHECK(across_runs.high > same_run.high);
   CHECK(across_runs.p_slower > same_run.p_slower);
-  CHECK(same_run.verdict == Verdict::same);         // +3%, real, under 5%
+  CHECK(same_run.verdict == Verdict::same);          // +3%, real, under 5%
   CHECK(across_runs.verdict == Verdict::ambiguous);  // 2% between runs: could be past 5%
 }
 

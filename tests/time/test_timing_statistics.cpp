@@ -1,5 +1,5 @@
 // The measurement machinery that needs no GPU: Google Benchmark driven with
-// manual time, the statistics over its repetitions, and the rotated regime's
+// manual time, the statistics over its samples, the retry rule, and the rotated regime's
 // plan (how many copies of the inputs, how many launches per graph).
 #include <stdexcept>
 
@@ -48,21 +48,58 @@ TEST_CASE("timing statistics: median, extremes and relative spread", "[timing]")
   CHECK_THROWS_AS(timing_from_samples({}), error);
 }
 
-TEST_CASE("unsteady attempts are repeated and every sample counts, not the luckiest attempt", "[timing]") {
-  // Attempt 1 is unsteady and slow, attempt 2 steady and fast: the median is over both.
+TEST_CASE("a retry replaces the unsteady attempt, never pools with it", "[timing]") {
+  // Attempt 1 is unsteady (IQR / median 0.17), attempt 2 steady and faster: the
+  // figure is attempt 2's alone. A union would keep attempt 1's slow samples
+  // for good, its median and spread above attempt 2's.
   const std::vector<std::vector<double>> attempts = {{10, 14, 12, 13, 11}, {10, 10.1, 10.2, 10.1, 10}};
   int made = 0;
-  const std::vector<double> all = samples_until_steady([&] { return attempts[made++]; }, 3, 0.05);
+  const SteadySamples kept = samples_until_steady([&] { return attempts[made++]; }, 3, 0.05);
   CHECK(made == 2);
-  CHECK(all.size() == 10);
-  const Timing t = timing_from_samples(all);
-  CHECK(t.median_us == Approx(10.15));
-  CHECK(t.median_us > timing_from_samples(attempts[1]).median_us);
+  CHECK(kept.attempts == 2);
+  CHECK(kept.steady);
+  CHECK(kept.samples_us == attempts[1]);
+  const Timing t = timing_from_samples(kept.samples_us);
+  CHECK(t.median_us == 10.1);
+  CHECK(t.max_us == 10.2);
   // A steady first attempt is the only one.
-  made = 1;
-  CHECK(samples_until_steady([&] { return attempts[made]; }, 3, 0.05).size() == 5);
-  // Never steady: max_attempts, all kept.
-  CHECK(samples_until_steady([&] { return attempts[0]; }, 3, 0.05).size() == 15);
+  made = 0;
+  const SteadySamples first = samples_until_steady([&] { return attempts[1 - made++]; }, 3, 0.05);
+  CHECK(made == 1);
+  CHECK(first.samples_us == attempts[1]);
+  // Never steady: max_attempts ran, and the last attempt's samples are kept, not all 15.
+  made = 0;
+  const std::vector<std::vector<double>> unsteady = {{10, 14, 12, 13, 11}, {20, 28, 24, 26, 22}, {5, 7, 6, 6.5, 5.5}};
+  const SteadySamples last = samples_until_steady([&] { return unsteady[made++]; }, 3, 0.05);
+  CHECK(made == 3);
+  CHECK(last.attempts == 3);
+  CHECK_FALSE(last.steady);
+  CHECK(last.samples_us == unsteady[2]);
+}
+
+TEST_CASE("one outlier in an attempt does not make it unsteady", "[timing]") {
+  // 30 samples within 1% and one 3x slower (a preempted replay): the range is
+  // 200% of the median, the IQR about 0.5%; the attempt is kept as it is.
+  std::vector<double> samples;
+  for (int i = 0; i < 30; ++i) samples.push_back(10 + 0.1 * (i % 10) / 10);
+  samples.push_back(30);
+  REQUIRE(timing_from_samples(samples).spread() > 1);
+  int made = 0;
+  const SteadySamples kept = samples_until_steady(
+      [&] {
+        ++made;
+        return samples;
+      },
+      3, 0.05);
+  CHECK(made == 1);
+  CHECK(kept.steady);
+  CHECK(kept.samples_us.size() == 31);
+}
+
+TEST_CASE("a timing keeps the samples it is over, in the order taken", "[timing]") {
+  const Timing t = timing_from_samples({5, 1, 3});
+  CHECK(t.samples_us == std::vector<double>{5, 1, 3});
+  CHECK(t.samples == 3);
 }
 
 // A rotation short of twice the L2 times a figure partly from L2: the
