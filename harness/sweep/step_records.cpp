@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "time/comparison.hpp"
 #include "time/statistics.hpp"
 
 namespace exactune {
@@ -17,7 +18,7 @@ Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>
   for (TimingRegime r : regimes) {
     const Timing t = timing_from_samples(screened.entry({"samples", regime_name(r)}).get<std::vector<double>>());
     screen.figure += over_copy ? t.median_us / s.copy(r)->median_us : t.median_us;
-    screen.spread = std::max(screen.spread, t.spread());
+    screen.spread = std::max(screen.spread, robust_spread(t.samples_us));
     screen.timings.emplace_back(r, t);
   }
   return screen;

@@ -12,24 +12,21 @@
 
 using namespace exactune;
 
-TEST_CASE("each repetition's mean of the manual sample times comes back, in microseconds", "[timing]") {
+TEST_CASE("every manual sample time comes back, in microseconds, in the order taken", "[timing]") {
   int calls = 0;
-  // Repetition r takes samples 10r+1 .. 10r+4 us: its mean is 10r + 2.5.
-  const auto samples = run_repetitions("fake", 4, 3, [&] {
+  // Repetition r takes samples 10r+1 .. 10r+4 us: each is kept, none averaged.
+  const auto samples = run_samples("fake", 4, 3, [&] {
     const int r = calls / 4, i = calls % 4;
     ++calls;
     return 10.0 * r + 1 + i;
   });
   CHECK(calls == 12);
-  REQUIRE(samples.size() == 3);
-  CHECK(samples[0] == Approx(2.5));
-  CHECK(samples[1] == Approx(12.5));
-  CHECK(samples[2] == Approx(22.5));
+  CHECK(samples == std::vector<double>{1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24});
 }
 
 TEST_CASE("a failing sampler is an error naming the figure", "[timing]") {
   try {
-    run_repetitions("shape/variant/hot", 2, 2, []() -> double { throw std::runtime_error("launch failed"); });
+    run_samples("shape/variant/hot", 2, 2, []() -> double { throw std::runtime_error("launch failed"); });
     FAIL("no error");
   } catch (const error& e) {
     CHECK(std::string(e.what()).find("shape/variant/hot") != std::string::npos);
@@ -141,6 +138,29 @@ TEST_CASE("a rotated graph launches every copy equally often, at least launches_
     CHECK(n % k == 0);
     CHECK(n >= 20);
     CHECK(n - k < 20);
+  }
+}
+
+TEST_CASE("the rotated graphs cycle through every copy in order, each replay at most launches_per_graph launches",
+          "[timing][rotation]") {
+  // Few copies: one graph, as rotated_launches says.
+  CHECK(rotated_graphs(7, 20) ==
+        std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6}});
+  CHECK(rotated_graphs(1, 3) == std::vector<std::vector<int>>{{0, 0, 0}});
+  for (const int k : {21, 40, 41, 380, 4096}) {
+    INFO(k);
+    const auto graphs = rotated_graphs(k, 20);
+    CHECK(graphs.size() == static_cast<std::size_t>((k + 19) / 20));
+    int next = 0;
+    std::size_t shortest = 20, longest = 0;
+    for (const auto& graph : graphs) {
+      shortest = std::min(shortest, graph.size());
+      longest = std::max(longest, graph.size());
+      for (const int copy : graph) CHECK(copy == next++);
+    }
+    CHECK(next == k);  // replayed in turn, every copy once per cycle
+    CHECK(longest <= 20);
+    CHECK(longest - shortest <= 1);
   }
 }
 
