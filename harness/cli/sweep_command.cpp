@@ -243,7 +243,9 @@ void add_sweep_command(CLI::App& app, Run& run) {
   command->add_option("--seed", options->sweep.seed, "seed of the input generator")->capture_default_str();
   command->add_option("--out", options->sweep.out, "report folder (default: reports/<gpu-slug>/<family>)")
       ->check(nonempty_path());
-  command->add_option("--repetitions", options->sweep.timer.repetitions, "timed repetitions per figure")
+  command
+      ->add_option("--repetitions", options->sweep.timer.repetitions,
+                   "timed repetitions per figure, of 10 samples each")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
   command

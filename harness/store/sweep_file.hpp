@@ -11,15 +11,17 @@
 
 namespace exactune {
 
-// The version of the format, written as `exactune_sweep: 4`. Versions 1 to 3
-// are still read: version 3 had no search strategy (every exact variant was
-// timed fully: no `strategy`, no variant `screened_out`), and a sweep that
-// records none is written as version 3 still; version 2 had no counts (each shape's `variant_count`, and
-// `shape_count` on the last line), so a file of it cut short or with records
-// cut out is read as it is; version 1 also had no rotated figures, its hot
-// figures were L2-resident and its reference chain was called "eager". A
-// reader refuses any other.
-inline constexpr int kSweepFormatVersion = 4;
+// The version of the format, written as `exactune_sweep: 5`. Versions 1 to 4
+// are still read: version 4 kept no raw samples (each figure its summary only:
+// no `samples_us`), and a sweep that keeps none is written as version 4 still;
+// version 3 had no search strategy (every exact variant was timed fully: no
+// `strategy`, no variant `screened_out`), and a sweep that records none is
+// written as version 3 still; version 2 had no counts (each shape's
+// `variant_count`, and `shape_count` on the last line), so a file of it cut
+// short or with records cut out is read as it is; version 1 also had no
+// rotated figures, its hot figures were L2-resident and its reference chain
+// was called "eager". A reader refuses any other.
+inline constexpr int kSweepFormatVersion = 5;
 inline constexpr int kOldestSweepFormatVersion = 1;
 
 // A shape is written as its name, model, parameters (in its family's order, as
@@ -31,7 +33,8 @@ std::string to_sweep_yaml(const SweepResults& results);
 // family (FamilyRegistry) names its shapes' parameter keys and derives each
 // shape's size and rows from them. Throws exactune::input_error "<source>:<line>:
 // <what is wrong>" on a missing or unknown key, a value of the wrong type or
-// out of range (a time NaN, negative or zero; samples below 1), an unknown
+// out of range (a time NaN, negative or zero; samples below 1; a samples_us
+// list that is not of positive finite numbers, as many as `samples` says), an unknown
 // family, a parameter its family refuses, a shape name that breaks the rule
 // of names (shape_name_problem), a shard count or index past kMaxShards, a
 // shape or variant named twice, a variant the family's space does not produce

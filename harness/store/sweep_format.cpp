@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <tuple>
+
 namespace exactune::sweep_format {
 
 std::string flat_prefix(TimingRegime r) { return fmt::format("{}_", regime_name(r)); }
@@ -11,14 +13,32 @@ std::string timing_key(std::string_view prefix, std::string_view field, std::str
   return fmt::format("{}{}{}", prefix, field, field == "samples" ? "" : unit);
 }
 
-KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit) {
+KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit, bool with_samples) {
   const std::array<std::string, 4> values = {yaml::number(t.median_us), yaml::number(t.min_us), yaml::number(t.max_us),
                                              fmt::format("{}", t.samples)};
   KeyValues fields;
   for (std::size_t i = 0; i < kTimingFields.size(); ++i) {
     fields.emplace_back(timing_key(prefix, kTimingFields[i], unit), values[i]);
   }
+  if (with_samples && !t.samples_us.empty()) {
+    std::vector<std::string> samples;
+    samples.reserve(t.samples_us.size());
+    for (double us : t.samples_us) samples.push_back(yaml::number(us));
+    fields.emplace_back(fmt::format("{}{}", prefix, kSamplesList), yaml::flow_list(samples));
+  }
   return fields;
+}
+
+bool samples_written(const ShapeResult& s, const VariantResult& v, TimingRegime r) {
+  const std::optional<Timing>& mine = v.timing(r);
+  if (!v.exact || !mine || mine->samples_us.empty()) return false;
+  int faster = 0;
+  for (const VariantResult& other : s.variants) {
+    const std::optional<Timing>& theirs = other.timing(r);
+    if (!other.exact || !theirs || &other == &v) continue;
+    if (std::tie(theirs->median_us, other.variant) < std::tie(mine->median_us, v.variant)) ++faster;
+  }
+  return faster < kSampledVariants;
 }
 
 KeyValues device_fields(const DeviceRecord& d) {
@@ -59,11 +79,30 @@ KeyValues scope_fields(const SweepResults& r) {
   return fields;
 }
 
+namespace {
+
+bool writes_samples(const SweepResults& r) {
+  for (const ShapeResult& s : r.shapes) {
+    for (const auto& [key, member] : kShapeTimings) {
+      if ((s.*member) && !(s.*member)->samples_us.empty()) return true;
+    }
+    for (const VariantResult& v : s.variants) {
+      for (TimingRegime regime : kTimingRegimes) {
+        if (samples_written(s, v, regime)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 int written_format(const SweepResults& r) {
-  if (!r.strategy.empty()) return kSweepFormatVersion;
+  if (writes_samples(r)) return kSweepFormatVersion;
+  if (!r.strategy.empty()) return kFirstSamplesSweepFormat - 1;
   for (const ShapeResult& s : r.shapes) {
     for (const VariantResult& v : s.variants) {
-      if (v.screened_out) return kSweepFormatVersion;
+      if (v.screened_out) return kFirstSamplesSweepFormat - 1;
     }
   }
   return kFirstStrategySweepFormat - 1;
@@ -108,8 +147,10 @@ KeyValues shape_fields(const ShapeResult& s) {
   return fields;
 }
 
-Keys timing_keys(std::string_view prefix, std::string_view unit) {
-  return yaml::keys_of(timing_fields({}, prefix, unit));
+Keys timing_keys(std::string_view prefix, std::string_view unit, bool with_samples) {
+  Timing prototype;
+  if (with_samples) prototype.samples_us = {1};
+  return yaml::keys_of(timing_fields(prototype, prefix, unit, with_samples));
 }
 
 std::vector<std::pair<TimingRegime, std::string>> variant_timing_prefixes(int version) {
@@ -125,7 +166,9 @@ std::vector<std::pair<TimingRegime, std::string>> variant_timing_prefixes(int ve
 Keys variant_keys(int version) {
   Keys keys = {"variant", "params", "registers", "spill_bytes", "exact", "cases", "failure_kind", "failure"};
   for (const auto& [regime, prefix] : variant_timing_prefixes(version)) {
-    for (std::string& key : timing_keys(prefix, kFlatUnit)) keys.push_back(std::move(key));
+    for (std::string& key : timing_keys(prefix, kFlatUnit, version >= kFirstSamplesSweepFormat)) {
+      keys.push_back(std::move(key));
+    }
   }
   keys.emplace_back(version == 1 ? kVersion1DerivedCopyRatio : kDerivedCopyRatios);  // allowed, and not read
   if (version >= kFirstStrategySweepFormat) keys.emplace_back(kScreenedOut);

@@ -44,7 +44,22 @@ inline constexpr std::string_view kVersion1ColdPrefix = "cold_";
 inline constexpr std::string_view kDerivedCopyRatios = "copy_ratios";
 inline constexpr std::string_view kVersion1DerivedCopyRatio = "copy_ratio";
 
-KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit);
+// A timing's summary fields; with `with_samples`, and samples kept, its raw
+// samples as well (format 5 on): `samples_us: [..]` in a flow map,
+// `<regime>_samples_us: [..]` among a variant's flat keys, each the shortest
+// decimal that reads back to the same double, as many as `samples` counts.
+KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit, bool with_samples = false);
+inline constexpr std::string_view kSamplesList = "samples_us";
+inline constexpr int kFirstSamplesSweepFormat = 5;
+
+// The figures whose raw samples are written: those a choice or the gate rests
+// on. Every figure of the shape's own (the copy and the reference chain, in
+// every regime), and in each regime the kSampledVariants fastest exact
+// variants there (by median, then name), which hold the chosen configuration,
+// its runners-up and the variants "the same as the best". Any other figure is
+// written as its summary only, so that a file stays a size a person reads.
+inline constexpr int kSampledVariants = 8;
+bool samples_written(const ShapeResult& s, const VariantResult& v, TimingRegime r);
 
 KeyValues device_fields(const DeviceRecord& d);
 
@@ -78,9 +93,9 @@ inline constexpr std::string_view kMissingShards = "missing_shards";
 
 KeyValues scope_fields(const SweepResults& r);
 
-// The oldest format that holds everything `r` records: a sweep without a
-// strategy's records is written as format 3 was, so that the sweeps committed
-// before strategies regenerate byte for byte.
+// The oldest format that holds everything `r` records: a sweep without raw
+// samples is written as format 4 was, and one without a strategy's records as
+// format 3 was, so that the sweeps committed before them regenerate byte for byte.
 int written_format(const SweepResults& r);
 
 // Everything before the shapes; `planted` only in a planted sweep.
@@ -118,8 +133,9 @@ KeyValues shape_fields(const ShapeResult& s);
 // are read without counts, and may record variants of an older space.
 inline constexpr int kFirstCheckedSweepFormat = 3;
 
-// The keys of one timing, as timing_fields() writes them.
-Keys timing_keys(std::string_view prefix, std::string_view unit);
+// The keys of one timing, as timing_fields() writes them, with its samples'
+// in a format that has them.
+Keys timing_keys(std::string_view prefix, std::string_view unit, bool with_samples = false);
 
 // A variant's timing keys, per regime: its flat prefix in the file's format
 // (format 1 has no rotated figure).

@@ -184,8 +184,14 @@ Timing median_timing(std::vector<Timing> timings) {
   if (n % 2 == 1) return timings[n / 2];
   const Timing& a = timings[n / 2 - 1];
   const Timing& b = timings[n / 2];
-  return Timing{(a.median_us + b.median_us) / 2, std::min(a.min_us, b.min_us), std::max(a.max_us, b.max_us),
+  Timing merged{(a.median_us + b.median_us) / 2, std::min(a.min_us, b.min_us), std::max(a.max_us, b.max_us),
                 a.samples + b.samples};
+  // The samples of both, where both kept theirs: as many as the count says, or none.
+  if (!a.samples_us.empty() && !b.samples_us.empty()) {
+    merged.samples_us = a.samples_us;
+    merged.samples_us.insert(merged.samples_us.end(), b.samples_us.begin(), b.samples_us.end());
+  }
+  return merged;
 }
 
 // The median of the figures the shards have; none when none has one.

@@ -43,7 +43,8 @@ constexpr double kShortestMedianUs = 1e-3;
 constexpr double kLongestMedianUs = 1e9;
 
 // Times are measured, so finite and > 0: a NaN, a negative or a zero median
-// would compare as faster than anything (and pass a gate).
+// would compare as faster than anything (and pass a gate). So is every raw
+// sample (format 5 on, where kept), and there are as many as the count says.
 Timing read_timing(const Fields& fields, std::string_view prefix, std::string_view unit) {
   Timing t;
   const Value median = fields[timing_key(prefix, "median", unit)];
@@ -55,6 +56,15 @@ Timing read_timing(const Fields& fields, std::string_view prefix, std::string_vi
   t.min_us = fields[timing_key(prefix, "min", unit)].positive_real();
   t.max_us = fields[timing_key(prefix, "max", unit)].positive_real();
   t.samples = fields[timing_key(prefix, "samples", unit)].integer_at_least(1);
+  if (const std::optional<Value> list = fields.optional(fmt::format("{}{}", prefix, kSamplesList))) {
+    const std::vector<Value> samples = list->list();
+    if (samples.size() != static_cast<std::size_t>(t.samples)) {
+      list->source().fail(list->line(), "{} holds {} samples, but {} says {}", list->key(), samples.size(),
+                          timing_key(prefix, "samples", unit), t.samples);
+    }
+    t.samples_us.reserve(samples.size());
+    for (const Value& sample : samples) t.samples_us.push_back(sample.positive_real());
+  }
   return t;
 }
 
@@ -62,13 +72,19 @@ Timing read_timing(const Fields& fields, std::string_view prefix, std::string_vi
 std::optional<Timing> read_flat_timing(const Fields& fields, std::string_view prefix) {
   const Keys keys = timing_keys(prefix, kFlatUnit);
   if (std::none_of(keys.begin(), keys.end(), [&](const std::string& key) { return fields.has(key); })) {
+    if (fields.has(fmt::format("{}{}", prefix, kSamplesList))) {
+      const Value list = fields[fmt::format("{}{}", prefix, kSamplesList)];
+      list.source().fail(list.line(), "{} without the figure it belongs to ({})", list.key(),
+                         timing_key(prefix, "median", kFlatUnit));
+    }
     return std::nullopt;
   }
   return read_timing(fields, prefix, kFlatUnit);
 }
 
-Timing read_flow_timing(const Value& value) {
-  return read_timing(value.map(value.key(), timing_keys("", kFlowUnit)), "", kFlowUnit);
+// A shape's figure in a flow map; with its raw samples where the format has them.
+Timing read_flow_timing(const Value& value, bool samples_allowed) {
+  return read_timing(value.map(value.key(), timing_keys("", kFlowUnit, samples_allowed)), "", kFlowUnit);
 }
 
 // "passed/total", e.g. "8/8".
@@ -143,7 +159,7 @@ ScreenedOut read_screened_out(const Value& value, const VariantResult& v) {
   screened.round = f["round"].integer_at_least(1);
   for (TimingRegime r : kTimingRegimes) {
     if (const std::optional<Value> timing = f.optional(std::string(regime_name(r)))) {
-      screened.timings.emplace_back(r, read_flow_timing(*timing));
+      screened.timings.emplace_back(r, read_flow_timing(*timing, false));
     }
   }
   const bool timed = std::any_of(kTimingRegimes.begin(), kTimingRegimes.end(),
@@ -245,7 +261,9 @@ ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& 
   read_shape_parameters(context.family, f, item, s.shape);
   s.bytes_moved = f["bytes_moved"].integer_at_least<std::int64_t>(0);
   for (const auto& [key, member] : shape_timings(context.version)) {
-    if (const std::optional<Value> timing = f.optional(std::string(key))) s.*member = read_flow_timing(*timing);
+    if (const std::optional<Value> timing = f.optional(std::string(key))) {
+      s.*member = read_flow_timing(*timing, context.version >= kFirstSamplesSweepFormat);
+    }
   }
   if (context.version > 1) {
     if (const std::optional<Value> rotation = f.optional("rotation")) s.rotation = read_rotation(*rotation);

@@ -1,6 +1,11 @@
 // sweep.yaml written: the results as a file a person can read and that diffs
 // line by line, in the oldest format that holds everything they record
-// (sweep_format.hpp), written whole or not at all.
+// (sweep_format.hpp), written whole or not at all. Raw samples (format 5) are
+// written for the figures a choice or the gate rests on and no others: the
+// copy and the reference chain of each shape in every regime, and in each
+// regime the 8 fastest exact variants of each shape (samples_written), which
+// hold the chosen configuration, its runners-up and their "same as best"
+// sets; every other figure keeps its summary only.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -49,7 +54,7 @@ void write_variant(yaml::Text& out, const VariantResult& v, const ShapeResult& s
   for (TimingRegime r : kTimingRegimes) {
     const std::optional<Timing>& t = v.timing(r);
     if (!t) continue;
-    out.fields(kIndent, timing_fields(*t, flat_prefix(r), kFlatUnit));
+    out.fields(kIndent, timing_fields(*t, flat_prefix(r), kFlatUnit, samples_written(shape, v, r)));
     const std::optional<Timing>& copy = shape.copy(r);
     if (copy && copy->median_us > 0) {
       ratios.emplace_back(std::string(regime_name(r)), fmt::format("{:.3f}", t->median_us / copy->median_us));
@@ -66,7 +71,7 @@ void write_shape(yaml::Text& out, const ShapeResult& s) {
   if (s.rotation) out.field(kIndent, "rotation", yaml::flow_map(rotation_fields(*s.rotation)));
   for (const auto& [key, member] : kShapeTimings) {
     if (const std::optional<Timing>& t = s.*member)
-      out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit)));
+      out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit, true)));
   }
   if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
   out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
@@ -89,6 +94,11 @@ std::string to_sweep_yaml(const SweepResults& results) {
       "# Figures per regime: rotated (hot, inputs cycled past twice the L2), l2_resident (hot, the same buffers "
       "replayed),");
   out.line("# cold (L2 flushed); run_to_run_noise: how far apart separate passes were, against each pass's copy.");
+  if (written_format(results) >= kFirstSamplesSweepFormat) {
+    out.line(
+        "# samples_us: every sample of a figure (us per launch), for the copy, the reference chain and each "
+        "regime's 8 fastest exact variants.");
+  }
   out.fields(0, header_fields(results));
   if (results.shapes.empty()) {
     out.field(0, "shapes", "[]");

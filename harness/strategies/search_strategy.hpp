@@ -17,8 +17,8 @@
 
 namespace exactune {
 
-// How much one screen measures, in the Timer's terms: `repetitions` samples,
-// each the mean of `iterations` replays of the regime's graph (or launches cold).
+// How much one screen measures, in the Timer's terms: `repetitions` x
+// `iterations` samples, each one replay of the regime's graph (or one launch cold).
 struct ScreenEffort {
   int repetitions = 3;
   int iterations = 1;
@@ -27,8 +27,9 @@ struct ScreenEffort {
 // What one screen of one variant measured. `figure` ranks (lower is faster):
 // the median in µs when one regime is screened, the sum of each regime's median
 // over its copy's when several are (as the chooser's policy `both` ranks).
-// `spread` is the screen's own noise, relative: the largest (max - min) /
-// median of its regimes. `timings` are kept for the records of a cut variant.
+// `spread` is the screen's own noise, relative: the largest robust spread
+// (IQR / median) of its regimes' samples; single samples, not means, so the
+// range would be an outlier's. `timings` are kept for the records of a cut variant.
 struct Screen {
   double figure = 0;
   double spread = 0;

@@ -4,11 +4,13 @@
 // screen the survivors again with twice the effort, until few remain; the
 // survivors then get the full timing, exactly as exhaustive gives every variant.
 //
-// Why these numbers (builtin_strategies.hpp): a screen of 3 samples is the
-// fewest that has a spread of its own; 1 iteration per sample in round 1,
-// doubling, keeps the first round (over every variant) at a few percent of a
-// full timing (3 regimes x 7 repetitions x 10 iterations, up to 3 attempts),
-// and 4 rounds end at 8 iterations, near a full figure's 10. A round never cuts
+// Why these numbers (builtin_strategies.hpp): a screen of 3 repetitions is the
+// fewest that has a spread of its own; 1 sample (one replay, or one cold
+// launch) per repetition in round 1, doubling, keeps the first round (over
+// every variant) at a few percent of a full timing (3 regimes x 7 repetitions
+// x 10 samples, up to 3 attempts), and 4 rounds end at 8 samples per
+// repetition, near a full figure's 10. A screen's spread is the robust one
+// (IQR / median) of its raw samples. A round never cuts
 // a variant whose figure lies within max(3%, the larger screen spread of the
 // two) of the best: the chooser calls two figures within their noise (2% at
 // least) a tie and may prefer either (a configuration shared by every row count
@@ -66,7 +68,7 @@ class SuccessiveHalving final : public SearchStrategy {
   std::string settings() const override {
     const SuccessiveHalvingSettings& s = settings_;
     return fmt::format(
-        "screens of {} samples, {} iteration(s) each in round 1, doubled each round, at most {} rounds; a round "
+        "screens of {} repetitions, {} sample(s) each in round 1, doubled each round, at most {} rounds; a round "
         "keeps the faster half and every variant within noise of the best (not slower by the samples' comparison "
         "at {}%, or without samples within max(that, the screens' spread)); stops at "
         "max({}, retime top + 1) survivors or a round that cuts nothing",

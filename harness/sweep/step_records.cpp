@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "time/comparison.hpp"
 #include "time/statistics.hpp"
 
 namespace exactune {
@@ -19,7 +20,7 @@ Screen screen_from_samples(const ShapeResult& s, const std::vector<TimingRegime>
     Timing t = timing_from_samples(samples);
     t.samples_us = samples;  // what the strategy's cut compares (time/comparison.hpp)
     screen.figure += over_copy ? t.median_us / s.copy(r)->median_us : t.median_us;
-    screen.spread = std::max(screen.spread, t.spread());
+    screen.spread = std::max(screen.spread, robust_spread(t.samples_us));
     screen.timings.emplace_back(r, t);
   }
   return screen;

@@ -87,18 +87,31 @@ std::string retime_step(const std::string& shape, TimingRegime regime, const std
 
 std::string noise_step(int pass, const std::string& shape) { return fmt::format("noise/{}/{}", pass, shape); }
 
-nlohmann::json timing_json(const Timing& t) { return {t.median_us, t.min_us, t.max_us, t.samples}; }
+nlohmann::json timing_json(const Timing& t) {
+  nlohmann::json j = {t.median_us, t.min_us, t.max_us, t.samples};
+  if (!t.samples_us.empty()) j.push_back(t.samples_us);
+  return j;
+}
 
 Timing timing_from_json(const nlohmann::json& j, std::string_view name) {
-  if (!j.is_array() || j.size() != 4) {
+  if (!j.is_array() || (j.size() != 4 && j.size() != 5)) {
     throw error(
-        fmt::format("{} must be a timing [median_us, min_us, max_us, samples], got {}", name, strict_json::excerpt(j)));
+        fmt::format("{} must be a timing [median_us, min_us, max_us, samples] or [median_us, min_us, max_us, "
+                    "samples, [µs, ..]], got {}",
+                    name, strict_json::excerpt(j)));
   }
-  return Timing{strict_json::non_negative_number(j[0], fmt::format("{} median", name)),
-                strict_json::non_negative_number(j[1], fmt::format("{} min", name)),
-                strict_json::non_negative_number(j[2], fmt::format("{} max", name)),
-                static_cast<int>(strict_json::integer_in(j[3], fmt::format("{} samples", name), 1,
-                                                         std::numeric_limits<int>::max()))};
+  Timing t{strict_json::non_negative_number(j[0], fmt::format("{} median", name)),
+           strict_json::non_negative_number(j[1], fmt::format("{} min", name)),
+           strict_json::non_negative_number(j[2], fmt::format("{} max", name)),
+           static_cast<int>(
+               strict_json::integer_in(j[3], fmt::format("{} samples", name), 1, std::numeric_limits<int>::max()))};
+  if (j.size() == 5) {
+    t.samples_us = strict_json::non_negative_numbers(j[4], fmt::format("{} samples_us", name));
+    if (t.samples_us.size() != static_cast<std::size_t>(t.samples)) {
+      throw error(fmt::format("{} holds {} samples where it counts {}", name, t.samples_us.size(), t.samples));
+    }
+  }
+  return t;
 }
 
 bool check_timing_step(const std::string& step, const nlohmann::json& record) {

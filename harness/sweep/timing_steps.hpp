@@ -1,7 +1,9 @@
 // The sweep's timing steps in a journal (supervise/journal.hpp): the names it
 // journals them under and their records, written and read back here alike.
-// A timing T is [median_us, min_us, max_us, samples]; a list of samples is
-// [µs, ...]; each figure is a finite number >= 0.
+// A timing T is [median_us, min_us, max_us, samples], or with the samples it is
+// over [median_us, min_us, max_us, samples, [µs, ..]] (as many as it counts),
+// so that a figure keeps its raw samples from worker to supervisor; a list of
+// samples is [µs, ...]; each figure is a finite number >= 0.
 //   time/<shape>/baselines             {"copy": {<regime>: T, ..}, "reference_chain": {<regime>: T, ..}}
 //   screen/<shape>/<round>/<variant>   {"samples": {<regime>: [µs, ..], ..}}
 //   time/<shape>/<variant>             {"timing": {<regime>: T, ..}, "samples": {<regime>: [µs, ..], ..}}

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include <exactune/error.hpp>
@@ -10,17 +11,17 @@
 namespace exactune {
 namespace {
 
-// Collects each repetition's mean time per iteration (seconds), and prints nothing.
-class CollectingReporter : public benchmark::BenchmarkReporter {
+// Counts the repetitions Google Benchmark ran, and prints nothing: the
+// samples themselves are kept as they are taken.
+class CountingReporter : public benchmark::BenchmarkReporter {
  public:
   bool ReportContext(const Context&) override { return true; }
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
-      means_s.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+      if (run.run_type == Run::RT_Iteration && run.iterations > 0) ++repetitions;
     }
   }
-  std::vector<double> means_s;
+  std::size_t repetitions = 0;
 };
 
 void initialize_once() {
@@ -35,15 +36,19 @@ void initialize_once() {
 
 }  // namespace
 
-std::vector<double> run_repetitions(const std::string& name, int iterations, int repetitions,
-                                    const std::function<double()>& sample_us) {
+std::vector<double> run_samples(const std::string& name, int iterations, int repetitions,
+                                const std::function<double()>& sample_us) {
   initialize_once();
   std::string failure;
+  std::vector<double> samples_us;
+  samples_us.reserve(static_cast<std::size_t>(std::max(0, iterations)) * std::max(0, repetitions));
   benchmark::RegisterBenchmark(name.c_str(),
                                [&](benchmark::State& state) {
                                  for (auto _ : state) {
                                    try {
-                                     state.SetIterationTime(sample_us() * 1e-6);
+                                     const double us = sample_us();
+                                     samples_us.push_back(us);
+                                     state.SetIterationTime(us * 1e-6);
                                    } catch (const std::exception& e) {
                                      failure = e.what();
                                      state.SkipWithError(failure.c_str());
@@ -55,14 +60,14 @@ std::vector<double> run_repetitions(const std::string& name, int iterations, int
       ->Iterations(iterations)
       ->Repetitions(repetitions)
       ->ReportAggregatesOnly(false);
-  CollectingReporter reporter;
+  CountingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, ".");
   benchmark::ClearRegisteredBenchmarks();
   if (!failure.empty()) throw error(fmt::format("timing {}: {}", name, failure));
-  std::vector<double> samples_us;
-  for (double s : reporter.means_s) samples_us.push_back(s * 1e6);
-  if (samples_us.size() != static_cast<std::size_t>(repetitions)) {
-    throw error(fmt::format("timing {}: {} repetitions asked, {} reported", name, repetitions, samples_us.size()));
+  const std::size_t asked = static_cast<std::size_t>(iterations) * static_cast<std::size_t>(repetitions);
+  if (reporter.repetitions != static_cast<std::size_t>(repetitions) || samples_us.size() != asked) {
+    throw error(fmt::format("timing {}: {} repetitions of {} iterations asked, {} repetitions and {} samples taken",
+                            name, repetitions, iterations, reporter.repetitions, samples_us.size()));
   }
   return samples_us;
 }

@@ -30,4 +30,23 @@ int rotated_launches(int copies, int launches_per_graph) {
   return cycles * k;
 }
 
+std::vector<std::vector<int>> rotated_graphs(int copies, int launches_per_graph) {
+  const int k = std::max(1, copies);
+  const int per_graph = std::max(1, launches_per_graph);
+  std::vector<std::vector<int>> graphs;
+  if (k <= per_graph) {
+    graphs.emplace_back();
+    for (int i = 0; i < rotated_launches(k, per_graph); ++i) graphs.back().push_back(i % k);
+    return graphs;
+  }
+  const int count = (k + per_graph - 1) / per_graph;
+  for (int g = 0; g < count; ++g) {
+    graphs.emplace_back();
+    const int first = static_cast<int>(static_cast<std::int64_t>(g) * k / count);
+    const int end = static_cast<int>(static_cast<std::int64_t>(g + 1) * k / count);
+    for (int copy = first; copy < end; ++copy) graphs.back().push_back(copy);
+  }
+  return graphs;
+}
+
 }  // namespace exactune

@@ -6,6 +6,7 @@
 // Pure arithmetic, so that the choice is tested without a GPU.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include <exactune/results.hpp>
 
@@ -32,5 +33,13 @@ RotationPlan plan_rotation(std::int64_t bytes_moved, std::int64_t l2_bytes, cons
 // The launches one rotated graph holds: the smallest multiple of `copies` that
 // is at least `launches_per_graph`, so that every copy is launched equally often.
 int rotated_launches(int copies, int launches_per_graph);
+
+// The rotated regime's graphs, each as the copies its launches use, in order.
+// Up to `launches_per_graph` copies: one graph of rotated_launches() launches,
+// launch i on copy i % copies. More: the copies split in order into the fewest
+// graphs of at most `launches_per_graph` launches each (sizes differing by at
+// most one), replayed in turn, so that the copies are still cycled through in
+// order and each replay (one sample) costs about what an L2-resident one does.
+std::vector<std::vector<int>> rotated_graphs(int copies, int launches_per_graph);
 
 }  // namespace exactune

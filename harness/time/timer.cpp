@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include <exactune/error.hpp>
@@ -24,63 +25,74 @@ Timer::~Timer() = default;
 TimingMethod Timer::method() const {
   TimingMethod m;
   m.rotated = fmt::format(
-      "CUDA graph cycling through K copies of the inputs, K the fewest whose bytes reach twice the L2 (at most {}), "
-      "K x ceil({}/K) launches, replayed; CUDA events around each replay; per launch",
-      RotationLimits{}.max_copies, options_.launches_per_graph);
-  m.l2_resident =
-      fmt::format("CUDA graph of {} launches on the same buffers replayed; CUDA events around each replay; per launch",
-                  options_.launches_per_graph);
-  m.cold = fmt::format("L2 flushed (memset of {} MiB, twice the L2) before each launch; CUDA events around it",
-                       flush_buffer_.bytes() >> 20);
-  m.repetitions = options_.repetitions;
+      "CUDA graphs cycling through K copies of the inputs, K the fewest whose bytes reach twice the L2 (at most {}): "
+      "one graph of K x ceil({}/K) launches, or past {} copies graphs of at most {} consecutive copies replayed in "
+      "turn; CUDA events around each replay, one sample per replay; per launch",
+      RotationLimits{}.max_copies, options_.launches_per_graph, options_.launches_per_graph,
+      options_.launches_per_graph);
+  m.l2_resident = fmt::format(
+      "CUDA graph of {} launches on the same buffers replayed; CUDA events around each replay, one sample per replay; "
+      "per launch",
+      options_.launches_per_graph);
+  m.cold = fmt::format(
+      "L2 flushed (memset of {} MiB, twice the L2) before each launch; CUDA events around it, one sample per launch",
+      flush_buffer_.bytes() >> 20);
+  m.repetitions = options_.samples();
   m.max_spread = options_.max_spread;
   return m;
 }
 
-Measurement Timer::repeat_until_stable(const std::string& name, int iterations,
-                                       const std::function<double()>& sample_us) {
-  Measurement m;
-  m.samples_us =
-      samples_until_steady([&] { return run_repetitions(name, iterations, options_.repetitions, sample_us); },
+Measurement Timer::repeat_until_stable(const std::string& name, const std::function<double()>& sample_us) {
+  SteadySamples kept =
+      samples_until_steady([&] { return run_samples(name, options_.iterations, options_.repetitions, sample_us); },
                            options_.max_attempts, options_.max_spread);
-  m.timing = timing_from_samples(m.samples_us);
+  Measurement m;
+  m.timing = timing_from_samples(kept.samples_us);
+  m.samples_us = std::move(kept.samples_us);
+  m.attempts = kept.attempts;
+  m.steady = kept.steady;
   return m;
 }
 
-// One graph of `launches` launches, launch i on copy i % copies. A repetition
-// holds about as many launches as an L2-resident one (iterations x
-// launches_per_graph), so a graph of thousands of launches is replayed fewer
-// times rather than costing a hundredfold.
-Measurement Timer::graph_replay(const std::string& name, int launches, int copies, const Enqueue& enqueue) {
-  GpuGraph graph(backend_, [&] {
-    for (int i = 0; i < launches; ++i) enqueue(i % copies);
-  });
-  for (int i = 0; i < options_.warmup_launches; ++i) graph.launch();
+// Every graph is captured before any is timed; sample i replays graph
+// i % graphs, so that the copies are cycled through in order however many
+// graphs hold them, and is that replay's time over its own launches.
+Measurement Timer::graph_replays(const std::string& name, const std::vector<std::vector<int>>& graphs,
+                                 const Enqueue& enqueue) {
+  std::vector<std::unique_ptr<GpuGraph>> captured;
+  for (const std::vector<int>& copies : graphs) {
+    captured.push_back(std::make_unique<GpuGraph>(backend_, [&] {
+      for (int copy : copies) enqueue(copy);
+    }));
+  }
+  for (int i = 0; i < options_.warmup_launches; ++i) {
+    for (const std::unique_ptr<GpuGraph>& graph : captured) graph->launch();
+  }
   backend_.synchronize();
   GpuEvent start(backend_), end(backend_);
-  const int iterations = std::max(1, options_.iterations * options_.launches_per_graph / std::max(1, launches));
-  return repeat_until_stable(name, iterations, [&] {
+  std::size_t next = 0;
+  return repeat_until_stable(name, [&] {
+    const std::size_t g = next++ % captured.size();
     start.record();
-    graph.launch();
+    captured[g]->launch();
     end.record();
-    return 1000.0 * elapsed_ms(start, end) / launches;
+    return 1000.0 * elapsed_ms(start, end) / static_cast<double>(graphs[g].size());
   });
 }
 
 Measurement Timer::rotated(const std::string& name, int copies, const Enqueue& enqueue) {
-  const int k = std::max(1, copies);
-  return graph_replay(name + "/rotated", rotated_launches(k, options_.launches_per_graph), k, enqueue);
+  return graph_replays(name + "/rotated", rotated_graphs(copies, options_.launches_per_graph), enqueue);
 }
 
 Measurement Timer::l2_resident(const std::string& name, const Enqueue& enqueue) {
-  return graph_replay(name + "/l2_resident", options_.launches_per_graph, 1, enqueue);
+  return graph_replays(name + "/l2_resident", {std::vector<int>(std::max(1, options_.launches_per_graph), 0)}, enqueue);
 }
 
 Measurement Timer::cold(const std::string& name, const Enqueue& enqueue) {
   for (int i = 0; i < options_.warmup_launches; ++i) enqueue(0);
   backend_.synchronize();
   GpuEvent start(backend_), end(backend_);
-  return repeat_until_stable(name + "/cold", options_.iterations, [&] {
+  return repeat_until_stable(name + "/cold", [&] {
     backend_.fill(flush_buffer_.address(), 0x5a, flush_buffer_.bytes());
     start.record();
     enqueue(0);

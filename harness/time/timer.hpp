@@ -1,20 +1,23 @@
 // The timer: Google Benchmark drives repetitions with manual time taken from
 // CUDA events, so that measurement and statistics stay apart from reporting.
-// One figure per timing regime (results.hpp):
-//   rotated:     a CUDA graph whose launches cycle through `copies` copies of
-//                the inputs (rotation.hpp: together past twice the L2), replayed;
-//                the events around one replay over its launches is one sample.
-//                No launch overhead, and no data left in L2 by the launch before:
-//                the figure graph-captured serving sees.
-//   l2_resident: the same graph over one set of buffers (`launches_per_graph`
-//                launches): whatever fits in the L2 stays there, so a shape
-//                smaller than it is timed from L2. Labelled as such everywhere.
-//   cold:        L2 flushed (a memset over twice the L2) before every launch;
-//                events around that single launch.
-// Each repetition's mean is one sample of the returned Timing; a figure whose
-// spread exceeds max_spread is measured again (up to max_attempts), and the
-// Timing is over every attempt's samples (samples_until_steady): the steadiest
-// attempt alone would be the luckiest, biased low.
+// One figure per timing regime (results.hpp), each over its raw samples:
+//   rotated:     CUDA graphs whose launches cycle through `copies` copies of
+//                the inputs (rotation.hpp: together past twice the L2): one
+//                graph of K x ceil(launches_per_graph / K) launches, or, past
+//                launches_per_graph copies, the copies split in order among
+//                graphs of at most launches_per_graph launches replayed in
+//                turn. No launch overhead, and no data left in L2 by the launch
+//                before: the figure graph-captured serving sees.
+//   l2_resident: a graph of `launches_per_graph` launches over one set of
+//                buffers, replayed: whatever fits in the L2 stays there, so a
+//                shape smaller than it is timed from L2. Labelled as such everywhere.
+//   cold:        L2 flushed (a memset over twice the L2) before every launch.
+// A sample is one replay's per-launch time (events around the replay, over its
+// launches) in the hot regimes, and one launch's time (events around it) cold:
+// never a mean of several, so that comparisons (time/comparison.hpp) see the
+// distribution. A figure is iterations x repetitions samples; one whose robust
+// spread (IQR / median) exceeds max_spread is measured again, up to
+// max_attempts, the new attempt replacing the unsteady one (samples_until_steady).
 #pragma once
 #include <functional>
 #include <string>
@@ -28,16 +31,25 @@ namespace exactune {
 
 struct TimerOptions {
   int launches_per_graph = 20;
-  int iterations = 10;  // samples per repetition
+  // A figure's samples: `repetitions` Google Benchmark repetitions of
+  // `iterations` samples each, 70 by default: as many replays (or cold
+  // launches) as the 7 means of 10 that a figure was before it kept its raw
+  // samples, so a figure costs what it did and a comparison has enough
+  // samples for a Mann-Whitney interval.
+  int iterations = 10;
   int repetitions = 7;
   int warmup_launches = 3;
-  double max_spread = 0.05;
+  double max_spread = 0.05;  // robust spread (IQR / median) of an attempt that is steady
   int max_attempts = 3;
+
+  int samples() const { return iterations * repetitions; }
 };
 
 struct Measurement {
-  Timing timing;
-  std::vector<double> samples_us;  // the repetition means the timing is over
+  Timing timing;  // over samples_us, which it holds as well
+  std::vector<double> samples_us;
+  int attempts = 1;    // how many attempts ran; the samples are the last one's
+  bool steady = true;  // whether the kept attempt's robust spread was within max_spread
 };
 
 class Timer {
@@ -59,8 +71,10 @@ class Timer {
   const TimerOptions& options() const { return options_; }
 
  private:
-  Measurement repeat_until_stable(const std::string& name, int iterations, const std::function<double()>& sample_us);
-  Measurement graph_replay(const std::string& name, int launches, int copies, const Enqueue& enqueue);
+  Measurement repeat_until_stable(const std::string& name, const std::function<double()>& sample_us);
+  // Each graph launches the copies it lists, in order; the graphs are replayed in turn, one sample each.
+  Measurement graph_replays(const std::string& name, const std::vector<std::vector<int>>& graphs,
+                            const Enqueue& enqueue);
 
   GpuBackend& backend_;
   TimerOptions options_;

@@ -34,12 +34,12 @@ struct Timing {
   double median_us = 0;
   double min_us = 0;
   double max_us = 0;
-  int samples = 0;  // repetitions the statistics are over
+  int samples = 0;  // the samples the statistics are over (before format 5: repetitions, each a mean)
   // Every sample the figure is over (microseconds), where the sweep kept them:
   // what time/comparison.hpp compares. Empty for a figure kept as a summary.
   std::vector<double> samples_us{};
 
-  // (max - min) / median: how far apart the repetitions were, relative.
+  // (max - min) / median: how far apart the samples were, relative.
   double spread() const { return median_us > 0 ? (max_us - min_us) / median_us : 0; }
 };
 
@@ -69,12 +69,17 @@ inline std::optional<TimingRegime> regime_named(std::string_view name) {
 }
 
 struct TimingMethod {
-  std::string rotated;      // e.g. "CUDA graph cycling through copies of the inputs past twice the L2; per launch"
-  std::string l2_resident;  // e.g. "CUDA graph of 20 launches on the same buffers, replayed; per launch"
-  std::string cold;         // e.g. "L2 flushed (memset of 2x L2) before each launch; events around the launch"
+  std::string
+      rotated;  // e.g. "CUDA graphs cycling through copies of the inputs past twice the L2; one sample per replay"
+  std::string l2_resident;  // e.g. "CUDA graph of 20 launches on the same buffers, replayed; one sample per replay"
+  std::string cold;         // e.g. "L2 flushed (memset of 2x L2) before each launch; one sample per launch"
+  // The samples of one attempt at a figure (timer.hpp); in sweeps before the
+  // raw samples, the repetitions, each the mean of several replays.
   int repetitions = 0;
-  double max_spread = 0;  // a figure with a larger spread was measured again
-  int noise_passes = 0;   // separate passes that re-measured the fastest few, for RunToRunNoise
+  // An attempt whose spread was larger was measured again, the new attempt
+  // replacing it: its IQR / median, or before the raw samples (max - min) / median.
+  double max_spread = 0;
+  int noise_passes = 0;  // separate passes that re-measured the fastest few, for RunToRunNoise
 };
 
 // The copies of a shape's inputs the rotated regime cycles through, so that no

@@ -275,6 +275,17 @@ TEST_CASE("a sweep's timing records are checked as the verifier's are: types, va
         }).empty());
   CHECK(error_of([&] { check_timing_step("time/a/w1", failure_record_json("launch failed")); }).empty());
 
+  // A figure's raw samples travel with it from worker to supervisor, bit for bit.
+  Timing with_samples{10.0, 9.875, 10.125, 3};
+  with_samples.samples_us = {10.125, 9.875, 10.0 + 1e-12};
+  const nlohmann::json carried = nlohmann::json::parse(timing_json(with_samples).dump());
+  CHECK(timing_from_json(carried, "copy").samples_us == with_samples.samples_us);
+  CHECK(timing_from_json(timing_json(t), "copy").samples_us.empty());
+  nlohmann::json miscounted = timing_json(with_samples);
+  miscounted[3] = 4;
+  CHECK(error_of([&] { timing_from_json(miscounted, "the record's 'copy.cold'"); }) ==
+        "the record's 'copy.cold' holds 3 samples where it counts 4");
+
   nlohmann::json damaged = baselines;
   damaged["copy"]["cold"][3] = -5;
   CHECK(error_of([&] { check_timing_step(baselines_step("a"), damaged); }) ==

@@ -2,11 +2,15 @@
 // double, a file of the older format reads with its figures where they
 // belong, and a damaged file is refused with its line. The shapes and
 // variants are the toy family's (tests/toy_family).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <exactune/error.hpp>
 #include <exactune/family.hpp>
@@ -88,6 +92,7 @@ void check_same(const std::optional<Timing>& a, const std::optional<Timing>& b) 
   CHECK(a->min_us == b->min_us);
   CHECK(a->max_us == b->max_us);
   CHECK(a->samples == b->samples);
+  CHECK(a->samples_us == b->samples_us);
 }
 
 void check_same(const VariantResult& a, const VariantResult& b) {
@@ -224,6 +229,55 @@ std::string error_for(const std::string& yaml) {
   return {};
 }
 
+// Samples with no short decimal form: each must read back to the same bits.
+std::vector<double> awkward_samples(double median, int count) {
+  std::vector<double> samples;
+  for (int i = 0; i < count; ++i) samples.push_back(median * (1 + (i - count / 2) / 3.0 * 1e-3) + 1e-13 * i);
+  return samples;
+}
+
+Timing sampled(double median, int count) {
+  const std::vector<double> samples = awkward_samples(median, count);
+  Timing t{median, *std::min_element(samples.begin(), samples.end()), *std::max_element(samples.begin(), samples.end()),
+           count};
+  t.samples_us = samples;
+  return t;
+}
+
+// awkward_results() with raw samples on every figure: shape `wide` holds ten
+// exact variants, the fastest first in the rotated regime and the slowest
+// first in the L2-resident one, and cold figures on three of them.
+SweepResults sampled_results() {
+  SweepResults r = awkward_results();
+  ShapeResult& wide = r.shapes.front();
+  wide.copy_rotated = sampled(4.0, 7);
+  wide.copy_cold = sampled(1.0 / 3.0, 70);
+  wide.reference_chain_l2_resident = sampled(21.0, 3);
+  const VariantResult exact = wide.variants.front();
+  wide.variants.clear();
+  int rank = 0;
+  for (const char* threads : {"32", "64", "128", "256", "512"}) {
+    for (const char* vector : {"4", "8"}) {
+      VariantResult v = exact;
+      v.variant = fmt::format("t{}_v{}_right", threads, vector);
+      v.params = {{"threads", threads}, {"vector", vector}, {"result", "right"}};
+      v.rotated = sampled(10.0 + rank, 70);
+      v.l2_resident = sampled(30.0 - rank, 7);
+      v.cold = rank % 4 == 0 ? std::optional<Timing>(sampled(50.0 + rank, 5)) : std::nullopt;
+      wide.variants.push_back(v);
+      ++rank;
+    }
+  }
+  return r;
+}
+
+// The line (from 1) where `part` first occurs in `text`.
+int line_of(const std::string& text, std::string_view part) {
+  const std::size_t at = text.find(part);
+  REQUIRE(at != std::string::npos);
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
 }  // namespace
 
 TEST_CASE("a sweep written and read back is the same, to the bit", "[sweep_file]") {
@@ -317,7 +371,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     std::string_view expected;
   };
   const Damage cases[] = {
-      {1, "exactune_sweep: 5", "t.yaml:1: exactune_sweep: 5 is a format this exactune does not read (it reads 1 to 4)"},
+      {1, "exactune_sweep: 6", "t.yaml:1: exactune_sweep: 6 is a format this exactune does not read (it reads 1 to 5)"},
       {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
@@ -342,7 +396,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
        "        exact: false\n        cases: \"0/8\"",
        "t.yaml:28: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
-      {1, "exactune_sweep: 5\nextra: 1", "t.yaml:1: exactune_sweep: 5 is a format"},
+      {1, "exactune_sweep: 6\nextra: 1", "t.yaml:1: exactune_sweep: 6 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
   };
   for (const Damage& d : cases) {
@@ -351,7 +405,81 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     INFO(yaml << "\n=> " << message);
     CHECK(message.rfind(std::string(d.expected), 0) == 0);
   }
-  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 4'");
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 5'");
+}
+
+TEST_CASE("raw samples are written for the figures a choice rests on and read back to the bit", "[sweep_file]") {
+  const SweepResults original = sampled_results();
+  const std::string text = to_sweep_yaml(original);
+  INFO(text);
+  CHECK(contains(text, "\nexactune_sweep: 5\n"));
+  const SweepResults read = parse_sweep_yaml(text, "samples.yaml");
+  const ShapeResult& wide = read.shapes.front();
+  // The shape's own figures keep every sample, bit for bit.
+  for (TimingRegime r : kTimingRegimes) {
+    check_same(wide.copy(r), original.shapes.front().copy(r));
+    check_same(wide.reference_chain(r), original.shapes.front().reference_chain(r));
+  }
+  REQUIRE(wide.copy_cold);
+  CHECK(wide.copy_cold->samples_us.size() == 70);
+  // Per regime, the 8 fastest exact variants keep theirs; the rest their summary only.
+  REQUIRE(wide.variants.size() == 10);
+  for (std::size_t i = 0; i < wide.variants.size(); ++i) {
+    const VariantResult& got = wide.variants[i];
+    const VariantResult& sent = original.shapes.front().variants[i];
+    INFO(got.variant);
+    CHECK(got.rotated->samples_us == (i < 8 ? sent.rotated->samples_us : std::vector<double>{}));
+    CHECK(got.l2_resident->samples_us == (i >= 2 ? sent.l2_resident->samples_us : std::vector<double>{}));
+    CHECK(got.cold.has_value() == sent.cold.has_value());
+    if (got.cold) CHECK(got.cold->samples_us == sent.cold->samples_us);  // 3 cold figures: all among the 8
+    for (TimingRegime r : kTimingRegimes) {
+      if (!got.timing(r)) continue;
+      CHECK(got.timing(r)->median_us == sent.timing(r)->median_us);
+      CHECK(got.timing(r)->min_us == sent.timing(r)->min_us);
+      CHECK(got.timing(r)->max_us == sent.timing(r)->max_us);
+      CHECK(got.timing(r)->samples == sent.timing(r)->samples);
+    }
+  }
+  // Written again, the same bytes: what was summary-only stays so.
+  CHECK(to_sweep_yaml(read) == text);
+  // A sweep that kept no samples is written in the format before them.
+  CHECK(contains(to_sweep_yaml(awkward_results()), "\nexactune_sweep: 3\n"));
+}
+
+TEST_CASE("a samples list that is not the figure's samples is refused with its line", "[sweep_file]") {
+  const std::string text = to_sweep_yaml(sampled_results());
+  const std::string list = "samples_us: [";
+  const int line = line_of(text, list);  // copy_rotated_us, 7 samples
+  const std::size_t start = text.find(list) + list.size();
+  const std::size_t end = text.find(']', start);
+  const auto with_list = [&](const std::string& items) { return text.substr(0, start) + items + text.substr(end); };
+  const std::string at = fmt::format("t.yaml:{}: ", line);
+  CHECK(error_for(with_list("1.0, 2.0")) == at + "samples_us holds 2 samples, but samples says 7");
+  CHECK(error_for(with_list("")) == at + "samples_us holds 0 samples, but samples says 7");
+  CHECK(error_for(with_list("1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -7.0")) ==
+        at + "samples_us #7 must be a number > 0, got -7.0");
+  CHECK(error_for(with_list("1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0")) ==
+        at + "samples_us #7 must be a number > 0, got 0.0");
+  CHECK(error_for(with_list("1.0, 2.0, 3.0, 4.0, 5.0, 6.0, .nan"))
+            .rfind(at + "samples_us #7 must be a finite number", 0) == 0);
+  CHECK(error_for(with_list("1.0, 2.0, 3.0, 4.0, 5.0, 6.0, .inf"))
+            .rfind(at + "samples_us #7 must be a finite number", 0) == 0);
+  CHECK(error_for(with_list("1.0, 2.0, 3.0, 4.0, 5.0, 6.0, fast")).rfind(at + "samples_us #7 must be a number", 0) ==
+        0);
+  // Not a list at all.
+  std::string scalar = text;
+  scalar.replace(text.find(list), end + 1 - text.find(list), "samples_us: 4.0");
+  CHECK(error_for(scalar).rfind(at + "samples_us must be a list", 0) == 0);
+  // A variant's flat list is checked the same way, at its own line.
+  const std::string flat = "rotated_samples_us: [";
+  const std::size_t flat_start = text.find(flat) + flat.size();
+  const std::string short_flat = text.substr(0, flat_start) + "1.0" + text.substr(text.find(']', flat_start));
+  CHECK(error_for(short_flat) ==
+        fmt::format("t.yaml:{}: rotated_samples_us holds 1 samples, but rotated_samples says 70", line_of(text, flat)));
+  // Format 4 has no samples: the same file under its version is refused.
+  std::string older = text;
+  older.replace(older.find("exactune_sweep: 5"), 17, "exactune_sweep: 4");
+  CHECK(error_for(older).find("unknown key 'samples_us'") != std::string::npos);
 }
 
 TEST_CASE("write_sweep_file replaces the file whole, read_sweep_file names a file it cannot read", "[sweep_file]") {

@@ -286,7 +286,7 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
   const std::string text = to_sweep_yaml(r);
   INFO(text);
   CHECK(contains(text, "\nexactune_sweep: 4\n"));
-  CHECK(contains(text, "\nstrategy: {name: successive_halving, settings: \"screens of 3 samples"));
+  CHECK(contains(text, "\nstrategy: {name: successive_halving, settings: \"screens of 3 repetitions"));
   CHECK(contains(text,
                  "        screened_out: {round: 2, rotated: {median: 7.25, min: 7.0, max: 7.5, samples: 3}, "
                  "cold: {median: 9.5, min: 9.0, max: 10.0, samples: 3}}\n"));
@@ -304,7 +304,7 @@ TEST_CASE("sweep.yaml records the strategy and each screened-out variant's round
 
   // The chooser, and summary.md, take a sweep with untimed exact variants; the summary says who chose and how many.
   const std::string md = summary_markdown(read, choose_heuristics(read));
-  CHECK(contains(md, "Search strategy `successive_halving` (screens of 3 samples"));
+  CHECK(contains(md, "Search strategy `successive_halving` (screens of 3 repetitions"));
   CHECK(contains(md, "Exact variants timed fully, per shape: edge-37 3 of 4, mid 3 of 3, untimed-4000 0 of 2"));
 
   // A screened-out variant is exact and untimed: one with timings is refused on its line.

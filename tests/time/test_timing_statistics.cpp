@@ -1,5 +1,5 @@
 // The measurement machinery that needs no GPU: Google Benchmark driven with
-// manual time, the statistics over its repetitions, and the rotated regime's
+// manual time, the statistics over its samples, the retry rule, and the rotated regime's
 // plan (how many copies of the inputs, how many launches per graph).
 #include <stdexcept>
 
@@ -12,24 +12,21 @@
 
 using namespace exactune;
 
-TEST_CASE("each repetition's mean of the manual sample times comes back, in microseconds", "[timing]") {
+TEST_CASE("every manual sample time comes back, in microseconds, in the order taken", "[timing]") {
   int calls = 0;
-  // Repetition r takes samples 10r+1 .. 10r+4 us: its mean is 10r + 2.5.
-  const auto samples = run_repetitions("fake", 4, 3, [&] {
+  // Repetition r takes samples 10r+1 .. 10r+4 us: each is kept, none averaged.
+  const auto samples = run_samples("fake", 4, 3, [&] {
     const int r = calls / 4, i = calls % 4;
     ++calls;
     return 10.0 * r + 1 + i;
   });
   CHECK(calls == 12);
-  REQUIRE(samples.size() == 3);
-  CHECK(samples[0] == Approx(2.5));
-  CHECK(samples[1] == Approx(12.5));
-  CHECK(samples[2] == Approx(22.5));
+  CHECK(samples == std::vector<double>{1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24});
 }
 
 TEST_CASE("a failing sampler is an error naming the figure", "[timing]") {
   try {
-    run_repetitions("shape/variant/hot", 2, 2, []() -> double { throw std::runtime_error("launch failed"); });
+    run_samples("shape/variant/hot", 2, 2, []() -> double { throw std::runtime_error("launch failed"); });
     FAIL("no error");
   } catch (const error& e) {
     CHECK(std::string(e.what()).find("shape/variant/hot") != std::string::npos);
@@ -48,21 +45,58 @@ TEST_CASE("timing statistics: median, extremes and relative spread", "[timing]")
   CHECK_THROWS_AS(timing_from_samples({}), error);
 }
 
-TEST_CASE("unsteady attempts are repeated and every sample counts, not the luckiest attempt", "[timing]") {
-  // Attempt 1 is unsteady and slow, attempt 2 steady and fast: the median is over both.
+TEST_CASE("a retry replaces the unsteady attempt, never pools with it", "[timing]") {
+  // Attempt 1 is unsteady (IQR / median 0.17), attempt 2 steady and faster: the
+  // figure is attempt 2's alone. A union would keep attempt 1's slow samples
+  // for good, its median and spread above attempt 2's.
   const std::vector<std::vector<double>> attempts = {{10, 14, 12, 13, 11}, {10, 10.1, 10.2, 10.1, 10}};
   int made = 0;
-  const std::vector<double> all = samples_until_steady([&] { return attempts[made++]; }, 3, 0.05);
+  const SteadySamples kept = samples_until_steady([&] { return attempts[made++]; }, 3, 0.05);
   CHECK(made == 2);
-  CHECK(all.size() == 10);
-  const Timing t = timing_from_samples(all);
-  CHECK(t.median_us == Approx(10.15));
-  CHECK(t.median_us > timing_from_samples(attempts[1]).median_us);
+  CHECK(kept.attempts == 2);
+  CHECK(kept.steady);
+  CHECK(kept.samples_us == attempts[1]);
+  const Timing t = timing_from_samples(kept.samples_us);
+  CHECK(t.median_us == 10.1);
+  CHECK(t.max_us == 10.2);
   // A steady first attempt is the only one.
-  made = 1;
-  CHECK(samples_until_steady([&] { return attempts[made]; }, 3, 0.05).size() == 5);
-  // Never steady: max_attempts, all kept.
-  CHECK(samples_until_steady([&] { return attempts[0]; }, 3, 0.05).size() == 15);
+  made = 0;
+  const SteadySamples first = samples_until_steady([&] { return attempts[1 - made++]; }, 3, 0.05);
+  CHECK(made == 1);
+  CHECK(first.samples_us == attempts[1]);
+  // Never steady: max_attempts ran, and the last attempt's samples are kept, not all 15.
+  made = 0;
+  const std::vector<std::vector<double>> unsteady = {{10, 14, 12, 13, 11}, {20, 28, 24, 26, 22}, {5, 7, 6, 6.5, 5.5}};
+  const SteadySamples last = samples_until_steady([&] { return unsteady[made++]; }, 3, 0.05);
+  CHECK(made == 3);
+  CHECK(last.attempts == 3);
+  CHECK_FALSE(last.steady);
+  CHECK(last.samples_us == unsteady[2]);
+}
+
+TEST_CASE("one outlier in an attempt does not make it unsteady", "[timing]") {
+  // 30 samples within 1% and one 3x slower (a preempted replay): the range is
+  // 200% of the median, the IQR about 0.5%; the attempt is kept as it is.
+  std::vector<double> samples;
+  for (int i = 0; i < 30; ++i) samples.push_back(10 + 0.1 * (i % 10) / 10);
+  samples.push_back(30);
+  REQUIRE(timing_from_samples(samples).spread() > 1);
+  int made = 0;
+  const SteadySamples kept = samples_until_steady(
+      [&] {
+        ++made;
+        return samples;
+      },
+      3, 0.05);
+  CHECK(made == 1);
+  CHECK(kept.steady);
+  CHECK(kept.samples_us.size() == 31);
+}
+
+TEST_CASE("a timing keeps the samples it is over, in the order taken", "[timing]") {
+  const Timing t = timing_from_samples({5, 1, 3});
+  CHECK(t.samples_us == std::vector<double>{5, 1, 3});
+  CHECK(t.samples == 3);
 }
 
 // A rotation short of twice the L2 times a figure partly from L2: the
@@ -104,6 +138,29 @@ TEST_CASE("a rotated graph launches every copy equally often, at least launches_
     CHECK(n % k == 0);
     CHECK(n >= 20);
     CHECK(n - k < 20);
+  }
+}
+
+TEST_CASE("the rotated graphs cycle through every copy in order, each replay at most launches_per_graph launches",
+          "[timing][rotation]") {
+  // Few copies: one graph, as rotated_launches says.
+  CHECK(rotated_graphs(7, 20) ==
+        std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6}});
+  CHECK(rotated_graphs(1, 3) == std::vector<std::vector<int>>{{0, 0, 0}});
+  for (const int k : {21, 40, 41, 380, 4096}) {
+    INFO(k);
+    const auto graphs = rotated_graphs(k, 20);
+    CHECK(graphs.size() == static_cast<std::size_t>((k + 19) / 20));
+    int next = 0;
+    std::size_t shortest = 20, longest = 0;
+    for (const auto& graph : graphs) {
+      shortest = std::min(shortest, graph.size());
+      longest = std::max(longest, graph.size());
+      for (const int copy : graph) CHECK(copy == next++);
+    }
+    CHECK(next == k);  // replayed in turn, every copy once per cycle
+    CHECK(longest <= 20);
+    CHECK(longest - shortest <= 1);
   }
 }
 
