@@ -70,7 +70,7 @@ TEST_CASE("a decided figure names nothing to re-measure, and no change stays sam
   CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::within_noise);
 }
 
-TEST_CASE("runs that differ in family, GPU, seed or recipe do not pool; summaries are left alone",
+TEST_CASE("runs that differ in family, GPU, seed or recipe do not pool, summaries are left alone",
           "[gate][remeasure]") {
   SweepResults candidate = run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
   SweepResults other = candidate;
