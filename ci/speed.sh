@@ -43,7 +43,7 @@ EXACTUNE_CACHE_DIR=$fast_cache timed sweep-fast-warm "$bin" sweep --family "$fam
 EXACTUNE_CACHE_DIR=$exhaustive_cache timed sweep-exhaustive-warm "$bin" sweep --family "$family" --strategy exhaustive --out "$out/exhaustive-warm"
 for cache in cold warm; do
   [ -f "$out/fast-$cache/heuristics.yaml" ] || continue
-  python3 ci/compare_strategies.py "$out/exhaustive-$cache" "$out/fast-$cache" >"$out/agreement-$cache.md" 2>&1 || status=1
+  "$bin" agreement "$out/exhaustive-$cache" "$out/fast-$cache" >"$out/agreement-$cache.md" 2>&1 || status=1
   echo "agreement ($cache pair): $(tail -1 "$out/agreement-$cache.md")"
 done
 

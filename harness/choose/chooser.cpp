@@ -395,6 +395,39 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
   return h;
 }
 
+std::optional<ChoiceGap> compare_choice(const ShapeResult& shape, const std::string& best, const std::string& other,
+                                        const ChooserOptions& options) {
+  const std::vector<TimingRegime> regimes = policy_regimes(options.policy);
+  const VariantResult* b = shape.find(best);
+  const VariantResult* o = shape.find(other);
+  if (b == nullptr || o == nullptr) return std::nullopt;
+  const std::optional<Timed> tb = timed_in(shape, *b, regimes), to = timed_in(shape, *o, regimes);
+  if (!tb || !to) return std::nullopt;
+  ChoiceGap gap;
+  gap.slower = to->median_us / tb->median_us - 1;
+  bool sampled = true;
+  for (std::size_t i = 0; i < regimes.size(); ++i) {
+    sampled = sampled && !tb->relative_samples[i].empty() && !to->relative_samples[i].empty();
+  }
+  if (!sampled) {
+    gap.noise = std::max({tb->spread, to->spread, options.min_noise});
+    gap.verdict = gap.slower <= gap.noise ? Verdict::same : Verdict::slower;
+    return gap;
+  }
+  gap.from_samples = true;
+  ComparisonOptions comparison;
+  comparison.effect = same_effect(options);
+  bool slower = false, undecided = false;
+  for (std::size_t i = 0; i < regimes.size(); ++i) {
+    const Comparison c = compare_samples(tb->relative_samples[i], to->relative_samples[i], comparison);
+    slower = slower || c.verdict == Verdict::slower;
+    undecided = undecided || c.verdict == Verdict::ambiguous;
+    gap.interval += fmt::format("{}{} {}", i ? "; " : "", regime_name(regimes[i]), c.describe());
+  }
+  gap.verdict = slower ? Verdict::slower : undecided ? Verdict::ambiguous : Verdict::same;
+  return gap;
+}
+
 std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, ChooserPolicy policy) {
   std::vector<const VariantResult*> ranked;
   for (const Timed& t : ranked_candidates(shape, policy)) ranked.push_back(t.result);

@@ -29,6 +29,7 @@
 //      timed in more buckets, then the least total, then the name.
 // heuristics.yaml records each choice's same-as-best set.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,7 @@
 #include <exactune/results.hpp>
 
 #include "store/heuristics.hpp"
+#include "time/comparison.hpp"
 
 namespace exactune {
 
@@ -66,6 +68,25 @@ Heuristics choose_heuristics(const SweepResults& results, const ChooserOptions& 
 // the policy's figure (ties by name): what the chooser, summary.md and the
 // gate's default rank by.
 std::vector<const VariantResult*> ranked_by_policy(const ShapeResult& shape, ChooserPolicy policy);
+
+// How `other` compares with `best` on `shape`, as the chooser ranks (the
+// policy's regimes): where both kept samples in every ranked regime, the
+// comparison (time/comparison.hpp, at the chooser's effect size, each sample
+// over its copy): slower in any regime is slower, same or faster in every one
+// is same, anything else ambiguous; else the ranked figures' ratio against
+// their noise (the larger spread, run-to-run noise and min_noise): within it
+// same, beyond it slower. None when either is not an exact variant timed in the
+// policy's regimes. What a search strategy's choices are judged by against
+// exhaustive search's (exactune agreement).
+struct ChoiceGap {
+  Verdict verdict = Verdict::same;
+  double slower = 0;  // other's ranked figure / best's - 1
+  double noise = 0;   // the tolerance of a summary-only comparison; 0 where samples decided
+  bool from_samples = false;
+  std::string interval;  // the comparison's, per regime, where samples decided ("+0.4% [-0.8%, +1.6%]")
+};
+std::optional<ChoiceGap> compare_choice(const ShapeResult& shape, const std::string& best, const std::string& other,
+                                        const ChooserOptions& options = {});
 
 // Per shape (in the sweep's order), its `top_n` fastest exact variants by the
 // policy that the tables may choose: the ones worth timing again before

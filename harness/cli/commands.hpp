@@ -21,6 +21,7 @@ void add_compile_command(CLI::App& app, Run& run);
 void add_verify_command(CLI::App& app, Run& run);
 void add_verify_defaults_command(CLI::App& app, Run& run);
 void add_sweep_command(CLI::App& app, Run& run);
+void add_agreement_command(CLI::App& app, Run& run);
 void add_gate_command(CLI::App& app, Run& run);
 void add_gate_power_command(CLI::App& app, Run& run);
 void add_merge_command(CLI::App& app, Run& run);

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add_verify_command(app, run);
   add_verify_defaults_command(app, run);
   add_sweep_command(app, run);
+  add_agreement_command(app, run);
   add_gate_command(app, run);
   add_gate_power_command(app, run);
   add_merge_command(app, run);

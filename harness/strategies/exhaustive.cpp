@@ -1,6 +1,6 @@
 // The exhaustive strategy: every exact variant of a shape gets the full
 // timing, and nothing is screened. The reference the fast strategies are
-// compared with (ci/compare_strategies.py), and what sweeps did before strategies.
+// compared with (exactune agreement), and what sweeps did before strategies.
 #include "strategies/builtin_strategies.hpp"
 
 namespace exactune {
