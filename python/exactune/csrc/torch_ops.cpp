@@ -32,12 +32,22 @@
 namespace {
 
 // Everything that can change which kernel runs or whether aten's chain takes
-// another path: shapes, strides, dtypes, device, eps, pointer alignment.
+// another path: shapes, strides, dtypes, device, eps, pointer alignment. It
+// has room for three 4-D tensors and more; a call of higher ranks (a video
+// DiT's 5-D x, scale and shift) fills it, is marked `overflowed` and runs
+// eager without a signature: no slot is ever written past the array.
 struct Signature {
   std::array<std::int64_t, 40> values{};
   int used = 0;
+  bool overflowed = false;
 
-  void add(std::int64_t v) { values[used++] = v; }
+  void add(std::int64_t v) {
+    if (used == static_cast<int>(values.size())) {
+      overflowed = true;
+      return;
+    }
+    values[used++] = v;
+  }
   void add(const at::Tensor& t) {
     add(t.dim());
     for (std::int64_t d = 0; d < t.dim(); ++d) {
@@ -52,7 +62,9 @@ struct Signature {
     std::memcpy(&bits, &v, sizeof bits);
     add(bits);
   }
-  bool operator==(const Signature& other) const { return used == other.used && values == other.values; }
+  bool operator==(const Signature& other) const {
+    return used == other.used && overflowed == other.overflowed && values == other.values;
+  }
 };
 
 struct SignatureHash {
@@ -200,6 +212,7 @@ at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale
   for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
   signature.add(x.device().index());
   signature.add_real(eps);
+  if (signature.overflowed) return eager_layer_norm_modulate(x, scale, shift, eps);
   return modulate_gate().call(
       signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps); },
       [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
@@ -265,6 +278,7 @@ TensorPair qk_head_layer_norm_cuda(const at::Tensor& q, const at::Tensor& k, dou
   for (const at::Tensor* t : {&q, &k}) signature.add(*t);
   signature.add(q.device().index());
   signature.add_real(eps);
+  if (signature.overflowed) return eager_qk_head_layer_norm(q, k, eps);
   return qk_gate().call(
       signature, capturing, [&] { return fused_qk_head_layer_norm(q, k, eps); },
       [&] { return eager_qk_head_layer_norm(q, k, eps); },

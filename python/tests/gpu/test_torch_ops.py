@@ -125,6 +125,20 @@ def test_unserved_inputs_run_eager_without_raising():
     assert et.gate_status() == {"enabled": True, "verified": 0, "disabled_because": ""}
 
 
+def test_high_rank_inputs_run_eager_and_leave_the_op_serving():
+    # A video DiT's 5-D x, scale and shift fill the op's signature (41 values
+    # for 40 slots: eps used to land on the count): they run eager, bit-exact,
+    # and the op's gate stays open.
+    g = torch.Generator(device=DEVICE).manual_seed(5)
+    x = torch.randn(2, 3, 4, 5, 64, generator=g, device=DEVICE).to(torch.bfloat16)
+    scale = (0.5 * torch.randn(2, 1, 1, 1, 64, generator=g, device=DEVICE)).to(torch.bfloat16)
+    shift = (0.5 * torch.randn(2, 1, 1, 1, 64, generator=g, device=DEVICE)).to(torch.bfloat16)
+    for _ in range(3):
+        out = et.layer_norm_modulate(x, scale, shift, 1e-6)
+        assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
+    assert et.gate_status() == {"enabled": True, "verified": 0, "disabled_because": ""}
+
+
 def token_major(x):
     """x's values as Sana holds them: y.permute(0, 2, 1) of a contiguous (B, D, S) y."""
     return x.transpose(1, 2).contiguous().transpose(1, 2)
