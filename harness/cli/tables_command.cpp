@@ -2,8 +2,9 @@
 // reports/<gpu-slug>/<family>/heuristics.yaml and each family's record of
 // verified defaults (reports/tables/<family>/verified_defaults.yaml), so that
 // serving code ships one file that picks the configuration by the GPU it runs
-// on, at the sizes it was proven at; and per family and GPU a
-// device_name=<NAME>.json, as serving frameworks name their tuned configs.
+// on, at the sizes it was proven at; and per family, size and GPU a
+// <size>=<n>,device_name=<NAME>.json that serving frameworks load as their
+// tuned configs, with device_name=<NAME>.exactune.json beside them.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -26,10 +27,12 @@ void add_tables_command(CLI::App& app, Run& run) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
-      "tables", fmt::format("Write {} and {} (every family, every GPU under the reports folder) and "
-                            "<family>/device_name=<NAME>.json per GPU, from every <reports>/<gpu-slug>/<family>/"
-                            "heuristics.yaml; the same files always give the same bytes",
-                            kTablesHeaderFile, kTablesJsonFile));
+      "tables",
+      fmt::format("Write {} and {} (every family, every GPU under the reports folder) and "
+                  "<family>/<size>=<n>,device_name=<NAME>.json per size and GPU (vLLM's and SGLang's config form) with "
+                  "<family>/device_name=<NAME>.exactune.json beside them, from every <reports>/<gpu-slug>/<family>/"
+                  "heuristics.yaml; the same files always give the same bytes",
+                  kTablesHeaderFile, kTablesJsonFile));
   command->add_option("--reports", options->reports, "the folder exactune sweep writes to")
       ->capture_default_str()
       ->check(nonempty_path());

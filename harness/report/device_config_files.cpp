@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include <exactune/error.hpp>
@@ -13,13 +15,54 @@
 
 namespace exactune {
 
-std::string device_file_name(std::string_view device_name) {
+std::string device_name_in_file(std::string_view device_name) {
   std::string name(device_name);
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
   }
-  return fmt::format("device_name={}.json", name);
+  return name;
 }
+
+std::string device_file_name(std::string_view device_name) {
+  return fmt::format("device_name={}.exactune.json", device_name_in_file(device_name));
+}
+
+std::string framework_config_file_name(std::string_view size_parameter, int size, std::string_view device_name) {
+  return fmt::format("{}={},device_name={}.json", size_parameter, size, device_name_in_file(device_name));
+}
+
+namespace {
+
+// The keys of one size's framework file: 1, each bucket's largest row count
+// and the one after it, and the powers of two to 65536; each maps to the
+// config of the bucket that holds it. A row count of a bucket lies between
+// two keys of that bucket (its lower edge + 1 and its largest), nearer to
+// them than to any key outside it, so the nearest key always answers the
+// bucket's config.
+GeneratedJson framework_config(const std::vector<const GeneratedJson*>& buckets) {
+  std::set<std::int64_t> keys = {1};
+  for (const GeneratedJson* bucket : buckets) {
+    const GeneratedJson& max_rows = (*bucket)["max_rows"];
+    if (!max_rows.is_null()) {
+      keys.insert(max_rows.get<std::int64_t>());
+      keys.insert(max_rows.get<std::int64_t>() + 1);
+    }
+  }
+  for (std::int64_t p = 1; p <= 65536; p *= 2) keys.insert(p);
+  GeneratedJson file = GeneratedJson::object();
+  for (std::int64_t rows : keys) {
+    for (const GeneratedJson* bucket : buckets) {
+      const GeneratedJson& max_rows = (*bucket)["max_rows"];
+      if (max_rows.is_null() || rows <= max_rows.get<std::int64_t>()) {
+        file[std::to_string(rows)] = (*bucket)["config"];
+        break;
+      }
+    }
+  }
+  return file;
+}
+
+}  // namespace
 
 std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
   // Made from the family's JSON, so that a configuration reads the same in both.
@@ -57,12 +100,19 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
     file["verified"] = verified;
     const std::string name = device_file_name(tables.devices[i].name);
     for (std::size_t j = 0; j < i; ++j) {
-      if (files[j].name == name) {
+      if (device_file_name(tables.devices[j].name) == name) {
         throw input_error(
             fmt::format("family {}: devices '{}' and '{}' both make the file name {}; each GPU needs "
                         "one of its own",
                         tables.family, tables.devices[j].name, tables.devices[i].name, name));
       }
+    }
+    // The table's buckets by size, in order (by max_rows ascending, unbounded last).
+    std::map<int, std::vector<const GeneratedJson*>> by_size;
+    for (const GeneratedJson& bucket : device["table"]) by_size[bucket[size].get<int>()].push_back(&bucket);
+    for (const auto& [n, buckets] : by_size) {
+      files.push_back(
+          {framework_config_file_name(size, n, tables.devices[i].name), framework_config(buckets).dump(2) + "\n"});
     }
     files.push_back({name, file.dump(2) + "\n"});
   }

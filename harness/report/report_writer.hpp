@@ -39,7 +39,7 @@ std::vector<std::filesystem::path> write_generated_tables(const Heuristics& heur
                                                           const std::filesystem::path& directory);
 
 // What `exactune tables` writes of `families` (tables_by_family): exactune_tables.hpp,
-// exactune_tables.json, then <family>/device_name=<NAME>.json per family and device.
+// exactune_tables.json, then per family and device its config files (report/device_config_files.hpp).
 std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families);
 // Writes them under `directory`; returns their paths.
 std::vector<std::filesystem::path> write_tables(const std::vector<FamilyTables>& families,

@@ -142,7 +142,7 @@ TEST_CASE("tables replaces its whole set or nothing", "[report_sets]") {
   write_text(gpu / "heuristics.yaml", to_heuristics_yaml(choose_heuristics(recorded_sweep())));
   const fs::path out = dir.path() / "tables";
   // The per-device file is written after the two tables.
-  fs::create_directories(out / "toy_double" / "device_name=NVIDIA_H200.json");
+  fs::create_directories(out / "toy_double" / "device_name=NVIDIA_H200.exactune.json");
   write_text(out / kTablesHeaderFile, "// the committed tables\n");
   const CliResult r =
       run_toy_cli(fmt::format("tables --reports '{}' --out '{}'", (dir.path() / "reports").string(), out.string()));

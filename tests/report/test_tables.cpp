@@ -4,8 +4,12 @@
 // header that holds every family, the per-device files, and the refusals.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@
 #include "report/device_config_files.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
+#include "runtime/device_tables.hpp"
 #include "store/defaults_record.hpp"
 #include "store/family_tables.hpp"
 #include "store/heuristics.hpp"
@@ -124,17 +129,29 @@ TEST_CASE("a family's tables refuse other families, a device twice and another g
 }
 
 TEST_CASE("per-device files are named as serving frameworks name them, and never leave their folder", "[tables]") {
-  CHECK(device_file_name("NVIDIA H200") == "device_name=NVIDIA_H200.json");
-  CHECK(device_file_name("NVIDIA A100-SXM4-80GB") == "device_name=NVIDIA_A100-SXM4-80GB.json");
-  CHECK(device_file_name("a/b c") == "device_name=a_b_c.json");
-  CHECK(device_file_name("../x\\y") == "device_name=.._x_y.json");
+  CHECK(device_file_name("NVIDIA H200") == "device_name=NVIDIA_H200.exactune.json");
+  CHECK(framework_config_file_name("length", 2240, "NVIDIA H200") == "length=2240,device_name=NVIDIA_H200.json");
+  CHECK(framework_config_file_name("hidden", 3072, "NVIDIA A100-SXM4-80GB") ==
+        "hidden=3072,device_name=NVIDIA_A100-SXM4-80GB.json");
+  CHECK(device_name_in_file("a/b c") == "a_b_c");
+  CHECK(device_name_in_file("../x\\y") == ".._x_y");
 
   const FamilyTables tables = family_tables(three_gpu_files());
   const std::vector<DeviceConfigFile> files = device_config_files(tables);
-  REQUIRE(files.size() == 3);
-  CHECK(files[1].name == "device_name=NVIDIA_H200.json");
-  CHECK(files[2].name == "device_name=NVIDIA_H800_PCIe.json");
-  const std::string& h200 = files[1].text;
+  std::vector<std::string> names;
+  for (const DeviceConfigFile& f : files) names.push_back(f.name);
+  // Per GPU: a framework file per tuned size (the recorded sweep's 2240 and 3072), then the exactune file.
+  CHECK(std::count(names.begin(), names.end(), "length=2240,device_name=NVIDIA_H200.json") == 1);
+  CHECK(std::count(names.begin(), names.end(), "length=3072,device_name=NVIDIA_H200.json") == 1);
+  CHECK(std::count(names.begin(), names.end(), "device_name=NVIDIA_H800_PCIe.exactune.json") == 1);
+  const auto text_of = [&](const std::string& name) {
+    for (const DeviceConfigFile& f : files) {
+      if (f.name == name) return f.text;
+    }
+    FAIL("no file " << name);
+    return std::string();
+  };
+  const std::string h200 = text_of("device_name=NVIDIA_H200.exactune.json");
   INFO(h200);
   CHECK(h200.rfind(std::string("{\n  \"generated\": \"by exactune tables from reports/*/*/heuristics.yaml and "
                                "reports/tables/*/verified_defaults.yaml; do not edit\",\n"
@@ -147,16 +164,87 @@ TEST_CASE("per-device files are named as serving frameworks name them, and never
                    0) == 0);
   // The recorded sweep's buckets: length 2240 up to 275, 4096 and beyond; 3072 up to 4344 and beyond.
   CHECK(contains(h200, std::string("  \"2240\": {\n    \"275\": {\n      \"variant\": \"") + kDefault + "\","));
-  CHECK(contains(h200, "    \"4096\": {\n"));
   CHECK(contains(h200, std::string("    \"inf\": {\n      \"variant\": \"") + kLarge + "\","));
-  CHECK(contains(h200, "  \"3072\": {\n    \"4344\": {\n"));
-  CHECK(contains(files[2].text, std::string("\"variant\": \"") + kH800Choice + "\""));
+  const std::string h200_2240 = text_of("length=2240,device_name=NVIDIA_H200.json");
+  CHECK(h200_2240.rfind(std::string("{\n  \"1\": {\n    \"variant\": \"") + kDefault + "\",", 0) == 0);
+  CHECK(contains(h200_2240, std::string("  \"275\": {\n    \"variant\": \"") + kDefault + "\","));
+  CHECK(contains(h200_2240, std::string("  \"4097\": {\n    \"variant\": \"") + kLarge + "\","));
+  CHECK(contains(text_of("length=2240,device_name=NVIDIA_H800_PCIe.json"),
+                 std::string("\"variant\": \"") + kH800Choice + "\""));
 
   FamilyTables clash = tables;
   clash.devices[0].name = "NVIDIA H200?";
   clash.devices[2].name = "NVIDIA H200!";
   CHECK(contains(error_of([&] { device_config_files(clash); }),
-                 "devices 'NVIDIA H200?' and 'NVIDIA H200!' both make the file name device_name=NVIDIA_H200_.json"));
+                 "devices 'NVIDIA H200?' and 'NVIDIA H200!' both make the file name "
+                 "device_name=NVIDIA_H200_.exactune.json"));
+}
+
+namespace {
+
+// What vLLM's and SGLang's loaders do with a config file: json.load it, turn
+// every key into an int (a key that is not one raises), and take the config
+// of the key nearest the row count, the first in the file on a tie.
+std::string nearest_variant(const nlohmann::json& file, std::int64_t rows) {
+  std::optional<std::int64_t> best_distance;
+  std::string variant;
+  for (const auto& [key, config] : file.items()) {
+    std::size_t used = 0;
+    const std::int64_t k = std::stoll(key, &used);
+    REQUIRE(used == key.size());
+    const std::int64_t distance = k > rows ? k - rows : rows - k;
+    if (!best_distance || distance < *best_distance) {
+      best_distance = distance;
+      variant = config.at("variant").get<std::string>();
+    }
+  }
+  return variant;
+}
+
+// Every framework file of `families` loaded as those loaders do answers, at
+// the powers of two from 1 to 65536 and at each bucket's edges, the variant
+// select() (the runtime's table_candidates) serves first.
+void check_framework_files(const std::vector<FamilyTables>& families) {
+  const RuntimeTables runtime = parse_runtime_tables(emit_tables_json(families), "tables");
+  for (const FamilyTables& tables : families) {
+    const FamilyTable* table = runtime.find(tables.family);
+    REQUIRE(table != nullptr);
+    for (const DeviceConfigFile& f : device_config_files(tables)) {
+      if (f.name.ends_with(".exactune.json")) continue;
+      INFO(tables.family << "/" << f.name);
+      const nlohmann::json file = nlohmann::json::parse(f.text);
+      const int size = std::stoi(f.name.substr(f.name.find('=') + 1));
+      const TableDevice* device = nullptr;
+      for (const TableDevice& d : table->devices) {
+        if (f.name.ends_with("device_name=" + device_name_in_file(d.identity.name) + ".json")) device = &d;
+      }
+      REQUIRE(device != nullptr);
+      const DeviceResolution resolution{device, DeviceMatch::exact_name};
+      std::vector<std::int64_t> rows;
+      for (std::int64_t p = 1; p <= 65536; p *= 2) rows.push_back(p);
+      for (const TableBucket& b : device->buckets) {
+        if (b.size == size && b.max_rows) {
+          rows.push_back(*b.max_rows);
+          rows.push_back(*b.max_rows + 1);
+        }
+      }
+      for (std::int64_t r : rows) {
+        INFO("rows " << r);
+        const std::vector<TableCandidate> candidates = table_candidates(*table, resolution, size, r);
+        REQUIRE_FALSE(candidates.empty());
+        CHECK(candidates.front().step == CandidateStep::tuned_bucket);
+        CHECK(nearest_variant(file, r) == candidates.front().variant);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the framework config files answer select()'s choice when loaded as vLLM and SGLang load them",
+          "[tables][framework]") {
+  check_framework_files({family_tables(three_gpu_files())});
+  check_framework_files(tables_by_family(load_swept_heuristics(kReports)));
 }
 
 TEST_CASE("exactune_tables.hpp holds every family in one translation unit", "[tables]") {
@@ -222,13 +310,17 @@ TEST_CASE("exactune tables writes the tables of every heuristics.yaml under --re
   REQUIRE(read.size() == 3);
   CHECK(read[0].path == (reports / "nvidia-a100-sxm4-80gb" / "toy_double" / "heuristics.yaml").string());
   const std::vector<FamilyTables> families = {family_tables(read)};
-  for (const char* name :
-       {"exactune_tables.hpp", "exactune_tables.json", "toy_double/device_name=NVIDIA_A100-SXM4-80GB.json",
-        "toy_double/device_name=NVIDIA_H200.json", "toy_double/device_name=NVIDIA_H800_PCIe.json"}) {
+  std::vector<std::string> names = {"exactune_tables.hpp", "exactune_tables.json"};
+  for (const char* gpu : {"NVIDIA_A100-SXM4-80GB", "NVIDIA_H200", "NVIDIA_H800_PCIe"}) {
+    for (const char* size : {"length=2240,", "length=3072,"})
+      names.push_back(fmt::format("toy_double/{}device_name={}.json", size, gpu));
+    names.push_back(fmt::format("toy_double/device_name={}.exactune.json", gpu));
+  }
+  for (const std::string& name : names) {
     INFO(name);
     CHECK(contains(r.output, fmt::format("wrote {}\n", (out / name).string())));
   }
-  CHECK(count_of(r.output, "wrote ") == 5);
+  CHECK(count_of(r.output, "wrote ") == names.size());
   CHECK(read_text(out / kTablesJsonFile) == emit_tables_json(families));
   CHECK(read_text(out / kTablesHeaderFile) == emit_tables_header(families));
 
