@@ -188,7 +188,7 @@ std::map<std::string, std::string> slurm_array(const char* id, const char* min, 
 
 }  // namespace
 
-TEST_CASE("--shard auto maps a Slurm array's tasks min..max onto shards 1..n", "[shards][shard_auto]") {
+TEST_CASE("shard auto maps a Slurm array's tasks min..max onto shards 1..n", "[shards][shard_auto]") {
   // --array=0-3 and --array=1-4: either base, the same four shards.
   CHECK(engine_shard(slurm_array("0", "0", "3")) == Shard{1, 4});
   CHECK(engine_shard(slurm_array("3", "0", "3")) == Shard{4, 4});
@@ -214,7 +214,7 @@ TEST_CASE("--shard auto maps a Slurm array's tasks min..max onto shards 1..n", "
   CHECK(parse_shard("3/5") == Shard{3, 5});
 }
 
-TEST_CASE("--shard auto maps a Kubernetes Indexed Job's index 0..n-1 onto shards 1..n", "[shards][shard_auto]") {
+TEST_CASE("shard auto maps a Kubernetes Indexed Job's index 0..n-1 onto shards 1..n", "[shards][shard_auto]") {
   CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "4"}}) == Shard{1, 4});
   CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "3"}, {"EXACTUNE_SHARD_COUNT", "4"}}) == Shard{4, 4});
   CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "1"}}) == Shard{1, 1});
@@ -222,7 +222,7 @@ TEST_CASE("--shard auto maps a Kubernetes Indexed Job's index 0..n-1 onto shards
         "Kubernetes Indexed Job completion index 3 of 0..3");
 }
 
-TEST_CASE("--shard auto refuses missing, garbage and inconsistent variables in one line that names them",
+TEST_CASE("shard auto refuses missing, garbage and inconsistent variables in one line that names them",
           "[shards][shard_auto]") {
   const std::string none = engine_refusal({{"EXACTUNE_SHARD_COUNT", "4"}, {"SLURM_ARRAY_TASK_ID", ""}});
   CHECK(none.rfind("--shard auto: no job engine's variables are set: SLURM_ARRAY_TASK_ID", 0) == 0);
