@@ -58,9 +58,9 @@ std::string compare_family(const fs::path& exhaustive_dir, const fs::path& fast_
   const SweepResults fast_sweep = read_sweep_file(fast_dir / "sweep.yaml");
   ChooserOptions options;
   options.policy = exh_h.policy;
-  std::string out = fmt::format("## {} on {}, policy {}\n\nexhaustive: {}; fast: {}\n\n", exh_h.family,
-                                exh_h.device.name, policy_name(exh_h.policy), described(exhaustive_dir, exh_sweep),
-                                described(fast_dir, fast_sweep));
+  std::string out =
+      fmt::format("## {} on {}, policy {}\n\nexhaustive: {}; fast: {}\n\n", exh_h.family, exh_h.device.name,
+                  policy_name(exh_h.policy), described(exhaustive_dir, exh_sweep), described(fast_dir, fast_sweep));
   out += "| shape | exhaustive's choice | fast's choice | equal | verdict |\n|---|---|---|---|---|\n";
   std::map<std::string, std::string> fast_choices;
   for (const Choice& c : fast_h.device.choices) fast_choices.emplace(c.shape, c.chosen.variant);
@@ -87,8 +87,9 @@ std::string compare_family(const fs::path& exhaustive_dir, const fs::path& fast_
                                   : gap->verdict == Verdict::slower ? "worse by the comparison"
                                                                     : "ambiguous by the comparison";
         verdict = fmt::format("{} ({})", words, gap->interval);
-        (gap->verdict == Verdict::same ? counts.same : gap->verdict == Verdict::slower ? counts.worse
-                                                                                        : counts.ambiguous)++;
+        (gap->verdict == Verdict::same     ? counts.same
+         : gap->verdict == Verdict::slower ? counts.worse
+                                           : counts.ambiguous)++;
       } else if (gap->verdict == Verdict::same) {
         verdict = fmt::format("within noise ({:+.1f}%, noise {:.1f}%)", gap->slower * 100, gap->noise * 100);
         ++counts.same;
@@ -112,8 +113,8 @@ Agreement strategy_agreement(const fs::path& exhaustive, const fs::path& fast) {
     if (!quick.contains(key)) missing.push_back(key);
   }
   if (!missing.empty()) {
-    throw input_error(fmt::format("{}: no report folder {} as in {}", fast.string(), fmt::join(missing, ", "),
-                                  exhaustive.string()));
+    throw input_error(
+        fmt::format("{}: no report folder {} as in {}", fast.string(), fmt::join(missing, ", "), exhaustive.string()));
   }
   Agreement agreement;
   agreement.markdown = "# Search strategies: exhaustive against fast\n\n";

@@ -65,16 +65,16 @@ TEST_CASE("a fast strategy's choices against exhaustive's: equal, within noise, 
   CHECK(a.counts.worse == 1);
   CHECK(a.counts.same == 1);
   CHECK(a.counts.equal == a.counts.total() - 2);
-  CHECK(contains(a.markdown, fmt::format("\n{} of {} choices equal, 1 within noise, 1 worse\n", a.counts.equal,
-                                         a.counts.total())));
+  CHECK(contains(a.markdown,
+                 fmt::format("\n{} of {} choices equal, 1 within noise, 1 worse\n", a.counts.equal, a.counts.total())));
 
   // The command prints the same and exits 0; a folder without reports is exit 2, in one line.
-  const CliResult ok = run_toy_cli(fmt::format("agreement '{}' '{}'", (dir.path() / "exh").string(),
-                                               (dir.path() / "fast").string()));
+  const CliResult ok =
+      run_toy_cli(fmt::format("agreement '{}' '{}'", (dir.path() / "exh").string(), (dir.path() / "fast").string()));
   CHECK(ok.exit_code == 0);
   CHECK(ok.output == a.markdown);
-  const CliResult missing = run_toy_cli(fmt::format("agreement '{}' '{}'", (dir.path() / "exh").string(),
-                                                    (dir.path() / "nothing").string()));
+  const CliResult missing =
+      run_toy_cli(fmt::format("agreement '{}' '{}'", (dir.path() / "exh").string(), (dir.path() / "nothing").string()));
   CHECK(missing.exit_code == 2);
   CHECK(contains(missing.output, "not a folder of reports"));
   fs::create_directories(dir.path() / "other" / "another_family");
