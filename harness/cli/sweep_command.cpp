@@ -1,7 +1,8 @@
 // exactune sweep: the main job. compile -> verify -> time -> results -> reports.
 // On a GPU it writes reports/<gpu-slug>/<family>/; without one it does every stage it
 // can (compiles for sm_90, verifies on the CPU) and says that timing needs a GPU.
-// Part of the space (space/selection.hpp): --shard i/n for a fleet, --only
+// Part of the space (space/selection.hpp): --shard i/n for a fleet (--shard
+// auto: from a job engine, space/shard_from_engine.hpp), --only
 // heuristics.yaml for the CI gate; either writes its sweep.yaml alone. --devices
 // runs one child sweep per GPU and merges them (cli/device_fleet.hpp).
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "compile/compile_summary.hpp"
 #include "compile/compiler.hpp"
 #include "space/selection.hpp"
+#include "space/shard_from_engine.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
@@ -288,7 +290,9 @@ void add_sweep_command(CLI::App& app, Run& run) {
       "--shard", options->sweep.shard,
       "sweep shard i of n (i from 1): every n-th (shape, variant) pair of the sorted space, each shape's "
       "copy and reference chain besides; writes sweep.yaml only (default --out: "
-      "reports/<gpu-slug>/<family>/shards/<i>-of-<n>); `exactune merge` joins the shards");
+      "reports/<gpu-slug>/<family>/shards/<i>-of-<n>); `exactune merge` joins the shards. auto: i and n from "
+      "a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX "
+      "with EXACTUNE_SHARD_COUNT)");
   command
       ->add_option("--only", options->sweep.only,
                    "gate mode: verify and time only what this heuristics.yaml chose and its runners-up, on the "
@@ -317,6 +321,15 @@ void add_sweep_command(CLI::App& app, Run& run) {
         throw input_error(
             "--plant-slowdown is for gate mode (--only): a sweep of kernels slowed on purpose is no evidence to "
             "report");
+      }
+      // --shard auto becomes the job engine's i/n here, in every process
+      // (a worker reads the same environment); the supervisor says which.
+      if (options->sweep.shard == "auto") {
+        const EngineShard engine = shard_from_engine(process_environment());
+        options->sweep.shard = fmt::format("{}/{}", engine.shard.index, engine.shard.count);
+        if (options->supervision.supervises()) {
+          fmt::print(stderr, "sweep: --shard auto is shard {} ({})\n", options->sweep.shard, engine.source);
+        }
       }
       // Refused in one line, before a worker starts.
       if (!options->sweep.shard.empty()) parse_shard(options->sweep.shard);

@@ -1,7 +1,8 @@
 // Sweeping part of the space (issue 14, items 3 to 5): the shard partition,
 // `exactune merge` and what it refuses, gate mode's selection from a
 // heuristics table and the gate on the narrowed sweep it writes, and the
-// CLI's --shard, --devices and a CPU sweep split in two. The sweeps are the
+// CLI's --shard, --devices and a CPU sweep split in two; --shard auto's
+// reading of Slurm's and Kubernetes' variables, through a made-up environment. The sweeps are the
 // toy family's (support/recorded_sweep.hpp), the commands run in the CLI of the
 // toy family.
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "gate/gate_render.hpp"
 #include "gate/gate_selection.hpp"
 #include "space/selection.hpp"
+#include "space/shard_from_engine.hpp"
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
@@ -157,6 +159,141 @@ TEST_CASE("a shard is i/n with 1 <= i <= n, and anything else is refused in the 
   for (const char* bad : {"3/2", "0/2", "x", "1/", "/2", "1/2/3", "-1/2", "1/0"}) {
     INFO(bad);
     CHECK(message_of([&] { parse_shard(bad); }).rfind(fmt::format("--shard {}: must be i/n", bad), 0) == 0);
+  }
+}
+
+namespace {
+
+// A made-up environment holding `variables` alone.
+EnvironmentLookup environment_of(std::map<std::string, std::string> variables) {
+  return [variables = std::move(variables)](const char* name) -> std::optional<std::string> {
+    const auto it = variables.find(name);
+    if (it == variables.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+Shard engine_shard(std::map<std::string, std::string> variables) {
+  return shard_from_engine(environment_of(std::move(variables))).shard;
+}
+
+// The one-line refusal of `variables`; "" when they were taken.
+std::string engine_refusal(std::map<std::string, std::string> variables) {
+  return message_of([&] { shard_from_engine(environment_of(std::move(variables))); });
+}
+
+std::map<std::string, std::string> slurm_array(const char* id, const char* min, const char* max) {
+  return {{"SLURM_ARRAY_TASK_ID", id}, {"SLURM_ARRAY_TASK_MIN", min}, {"SLURM_ARRAY_TASK_MAX", max}};
+}
+
+}  // namespace
+
+TEST_CASE("shard auto maps a Slurm array's tasks min..max onto shards 1..n", "[shards][shard_auto]") {
+  // --array=0-3 and --array=1-4: either base, the same four shards.
+  CHECK(engine_shard(slurm_array("0", "0", "3")) == Shard{1, 4});
+  CHECK(engine_shard(slurm_array("3", "0", "3")) == Shard{4, 4});
+  CHECK(engine_shard(slurm_array("1", "1", "4")) == Shard{1, 4});
+  CHECK(engine_shard(slurm_array("4", "1", "4")) == Shard{4, 4});
+  // --array=3-7
+  CHECK(engine_shard(slurm_array("3", "3", "7")) == Shard{1, 5});
+  CHECK(engine_shard(slurm_array("5", "3", "7")) == Shard{3, 5});
+  CHECK(engine_shard(slurm_array("7", "3", "7")) == Shard{5, 5});
+  CHECK(shard_from_engine(environment_of(slurm_array("5", "3", "7"))).source == "Slurm job array task 5 of 3..7");
+  // Slurm's own count and step agreeing, and EXACTUNE_SHARD_COUNT the same.
+  auto agreeing = slurm_array("5", "3", "7");
+  agreeing["SLURM_ARRAY_TASK_COUNT"] = "5";
+  agreeing["SLURM_ARRAY_TASK_STEP"] = "1";
+  agreeing["EXACTUNE_SHARD_COUNT"] = "5";
+  CHECK(engine_shard(agreeing) == Shard{3, 5});
+  // A count without a max; EXACTUNE_SHARD_COUNT where Slurm says no count.
+  CHECK(engine_shard({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}) ==
+        Shard{3, 3});
+  CHECK(engine_shard({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"EXACTUNE_SHARD_COUNT", "2"}}) ==
+        Shard{1, 2});
+  // Explicit i/n is untouched by any of this.
+  CHECK(parse_shard("3/5") == Shard{3, 5});
+}
+
+TEST_CASE("shard auto maps a Kubernetes Indexed Job's index 0..n-1 onto shards 1..n", "[shards][shard_auto]") {
+  CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "4"}}) == Shard{1, 4});
+  CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "3"}, {"EXACTUNE_SHARD_COUNT", "4"}}) == Shard{4, 4});
+  CHECK(engine_shard({{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "1"}}) == Shard{1, 1});
+  CHECK(shard_from_engine(environment_of({{"JOB_COMPLETION_INDEX", "3"}, {"EXACTUNE_SHARD_COUNT", "4"}})).source ==
+        "Kubernetes Indexed Job completion index 3 of 0..3");
+}
+
+TEST_CASE("shard auto refuses missing, garbage and inconsistent variables in one line that names them",
+          "[shards][shard_auto]") {
+  const std::string none = engine_refusal({{"EXACTUNE_SHARD_COUNT", "4"}, {"SLURM_ARRAY_TASK_ID", ""}});
+  CHECK(none.rfind("--shard auto: no job engine's variables are set: SLURM_ARRAY_TASK_ID", 0) == 0);
+  CHECK(contains(none, "JOB_COMPLETION_INDEX"));
+  CHECK(engine_refusal({}) == none);
+  // Each refusal: the variables, and the line that says what is wrong with them.
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> refused = {
+      {{{"JOB_COMPLETION_INDEX", "2"}},
+       "--shard auto: JOB_COMPLETION_INDEX=2 without EXACTUNE_SHARD_COUNT: Kubernetes sets no count; set "
+       "EXACTUNE_SHARD_COUNT to the Indexed Job's completions"},
+      {{{"JOB_COMPLETION_INDEX", "4"}, {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: JOB_COMPLETION_INDEX=4 is outside 0..EXACTUNE_SHARD_COUNT-1 = 0..3"},
+      {{{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "0"}},
+       "--shard auto: EXACTUNE_SHARD_COUNT=0: a sweep has at least one shard"},
+      {{{"JOB_COMPLETION_INDEX", "0"}, {"EXACTUNE_SHARD_COUNT", "5000"}},
+       "--shard auto: EXACTUNE_SHARD_COUNT=5000: a sweep is split into at most 4096 shards"},
+      {{{"JOB_COMPLETION_INDEX", "one"}, {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: JOB_COMPLETION_INDEX=one is not a whole number"},
+      {{{"JOB_COMPLETION_INDEX", "1"}, {"EXACTUNE_SHARD_COUNT", "4x"}},
+       "--shard auto: EXACTUNE_SHARD_COUNT=4x is not a whole number"},
+      {{{"JOB_COMPLETION_INDEX", "-1"}, {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: JOB_COMPLETION_INDEX=-1 is not a whole number"},
+      {{{"JOB_COMPLETION_INDEX", " 1"}, {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: JOB_COMPLETION_INDEX= 1 is not a whole number"},
+      {{{"SLURM_ARRAY_TASK_ID", "99999999999999999999"}},
+       "--shard auto: SLURM_ARRAY_TASK_ID=99999999999999999999 is too large"},
+      {slurm_array("0", "0", "2147483648"), "--shard auto: SLURM_ARRAY_TASK_MAX=2147483648 is too large"},
+      {slurm_array("0", "0", "2147483647"),
+       "--shard auto: SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX = 0..2147483647 is 2147483648 tasks: a sweep is "
+       "split into at most 4096 shards"},
+      {slurm_array("8", "3", "7"),
+       "--shard auto: SLURM_ARRAY_TASK_ID=8 is outside the array, SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX = 3..7"},
+      {slurm_array("2", "3", "7"),
+       "--shard auto: SLURM_ARRAY_TASK_ID=2 is outside the array, SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX = 3..7"},
+      {{{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"EXACTUNE_SHARD_COUNT", "2"}},
+       "--shard auto: SLURM_ARRAY_TASK_ID=2 is outside the array, SLURM_ARRAY_TASK_MIN..(its count) = 0..1"},
+      {slurm_array("3", "3", "2"), "--shard auto: SLURM_ARRAY_TASK_MAX=2 is below SLURM_ARRAY_TASK_MIN=3"},
+      {{{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "3"}},
+       "--shard auto: SLURM_ARRAY_TASK_ID=3 with none of SLURM_ARRAY_TASK_MAX, SLURM_ARRAY_TASK_COUNT or "
+       "EXACTUNE_SHARD_COUNT: the count of shards is unknown"},
+      {{{"SLURM_ARRAY_TASK_ID", "3"}, {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: SLURM_ARRAY_TASK_ID=3 without SLURM_ARRAY_TASK_MIN: where the array starts is unknown (submit "
+       "it with sbatch --array=A-B)"},
+      {{{"SLURM_ARRAY_TASK_ID", "4"},
+        {"SLURM_ARRAY_TASK_MIN", "0"},
+        {"SLURM_ARRAY_TASK_MAX", "12"},
+        {"SLURM_ARRAY_TASK_STEP", "4"}},
+       "--shard auto: SLURM_ARRAY_TASK_STEP=4: a stepped array leaves shards out (submit it with sbatch "
+       "--array=A-B)"},
+      {{{"SLURM_ARRAY_TASK_ID", "3"},
+        {"SLURM_ARRAY_TASK_MIN", "1"},
+        {"SLURM_ARRAY_TASK_MAX", "5"},
+        {"SLURM_ARRAY_TASK_COUNT", "3"}},
+       "--shard auto: SLURM_ARRAY_TASK_COUNT=3 but SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX is 1..5: an array with "
+       "gaps leaves shards out (submit it with sbatch --array=A-B)"},
+      {{{"SLURM_ARRAY_TASK_ID", "3"},
+        {"SLURM_ARRAY_TASK_MIN", "1"},
+        {"SLURM_ARRAY_TASK_MAX", "5"},
+        {"EXACTUNE_SHARD_COUNT", "4"}},
+       "--shard auto: EXACTUNE_SHARD_COUNT=4 but the Slurm array, SLURM_ARRAY_TASK_MIN..SLURM_ARRAY_TASK_MAX = 1..5, "
+       "has 5 tasks"},
+      {{{"SLURM_ARRAY_TASK_ID", "1"},
+        {"SLURM_ARRAY_TASK_MIN", "1"},
+        {"SLURM_ARRAY_TASK_MAX", "2"},
+        {"JOB_COMPLETION_INDEX", "0"}},
+       "--shard auto: both SLURM_ARRAY_TASK_ID (Slurm) and JOB_COMPLETION_INDEX (Kubernetes) are set: which engine "
+       "runs this is unclear; give --shard i/n"},
+  };
+  for (const auto& [variables, line] : refused) {
+    INFO(line);
+    CHECK(engine_refusal(variables) == line);
   }
 }
 
@@ -382,6 +519,25 @@ TEST_CASE("the sweep says what is wrong with --shard and --devices in one line",
   CHECK(contains(r.output, "exactune: error: --devices: no usable GPU ("));
 }
 
+TEST_CASE("sweep --shard auto without a job engine's variables is refused in one line", "[shards][cli_messages]") {
+  const std::string unset =
+      "env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX -u EXACTUNE_SHARD_COUNT -u SLURM_ARRAY_TASK_MIN "
+      "-u SLURM_ARRAY_TASK_MAX -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_STEP";
+  const CliResult r = run_shell(fmt::format("{} '{}' sweep --shard auto --variants 't32_*'", unset, EXACTUNE_TOY_CLI));
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK(r.output.rfind("exactune: error: --shard auto: no job engine's variables are set: SLURM_ARRAY_TASK_ID", 0) ==
+        0);
+  const CliResult outside = run_shell(
+      fmt::format("{} JOB_COMPLETION_INDEX=2 EXACTUNE_SHARD_COUNT=2 '{}' sweep --shard auto --variants 't32_*'", unset,
+                  EXACTUNE_TOY_CLI));
+  INFO(outside.output);
+  CHECK(outside.exit_code == 2);
+  CHECK(outside.output ==
+        "exactune: error: --shard auto: JOB_COMPLETION_INDEX=2 is outside 0..EXACTUNE_SHARD_COUNT-1 = 0..1\n");
+}
+
 TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves that add up to the whole", "[shards]") {
   const TempDir dir("cpu-shards");
   const fs::path shapes = dir.path() / "shapes.yaml";
@@ -402,4 +558,14 @@ TEST_CASE("a CPU sweep's two halves (--shard 1/2, 2/2) verify disjoint halves th
   CHECK(verify_runs(first.output) > 0);
   CHECK(verify_runs(second.output) > 0);
   CHECK(verify_runs(first.output) + verify_runs(second.output) == verify_runs(whole.output));
+  // Kubernetes' index 1 of 2 is the second half.
+  const CliResult from_engine = run_shell(
+      fmt::format("env -u SLURM_ARRAY_TASK_ID JOB_COMPLETION_INDEX=1 EXACTUNE_SHARD_COUNT=2 '{}' {} --shard auto",
+                  EXACTUNE_TOY_CLI, base));
+  INFO(from_engine.output);
+  REQUIRE(from_engine.exit_code == 0);
+  CHECK(contains(from_engine.output,
+                 "sweep: --shard auto is shard 2/2 (Kubernetes Indexed Job completion index 1 of 0..1)\n"));
+  CHECK(contains(from_engine.output, " shard 2/2: "));
+  CHECK(verify_runs(from_engine.output) == verify_runs(second.output));
 }
