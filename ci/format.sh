@@ -11,7 +11,8 @@ if ! command -v clang-format >/dev/null; then
   echo "error: clang-format is not installed (Debian: apt-get install clang-format)" >&2
   exit 2
 fi
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cuh' | grep -v -e '^tests/catch\.hpp$' -e '/data/' -e '^tests/data/' -e '^reports/')
+# New files count before they are added: a commit made right after formatting is formatted.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.h' '*.cuh' | grep -v -e '^tests/catch\.hpp$' -e '/data/' -e '^tests/data/' -e '^reports/')
 if [ "${1:-}" = "--check" ]; then
   status=0
   for f in "${files[@]}"; do
