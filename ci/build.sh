@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Configures and builds exactune into ${EXACTUNE_BUILD_DIR:-build}.
+# Configures and builds exactune into ${EXACTUNE_BUILD_DIR:-build}: every target,
+# or only the targets named as arguments (or in EXACTUNE_BUILD_TARGET, several
+# separated by spaces), e.g. `bash ci/build.sh exactune` for the CLI alone, as
+# ci/sweep.sh does: the test suites are then not compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${EXACTUNE_BUILD_DIR:-build}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ] && [ -n "${EXACTUNE_BUILD_TARGET:-}" ]; then
+  read -r -a targets <<<"$EXACTUNE_BUILD_TARGET"
+fi
 export PATH=/usr/local/cuda/bin:$PATH
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
@@ -12,4 +19,6 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCUDAToolkit_ROOT=/usr/local/cuda >/dev/null
-cmake --build "$build" -j"$(nproc)"
+target_args=()
+[ ${#targets[@]} -gt 0 ] && target_args=(--target "${targets[@]}")
+cmake --build "$build" -j"$(nproc)" "${target_args[@]}"

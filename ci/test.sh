@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 bash ci/build.sh
-ctest --test-dir "${EXACTUNE_BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
+# --no-tests=error: a build or a discovery that leaves ctest nothing to run
+# fails instead of passing having run nothing.
+ctest --test-dir "${EXACTUNE_BUILD_DIR:-build}" --output-on-failure --no-tests=error -j"$(nproc)"
 # A bounded fuzz run of every reader from the seed corpora (tests/fuzz/README.md).
 bash ci/fuzz.sh
