@@ -42,8 +42,8 @@ void save_binaries(const std::vector<CompileOutcome>& outcomes, const std::strin
   std::vector<GeneratedFile> binaries;
   for (const CompileOutcome& o : outcomes) {
     if (!o.ok) continue;
-    binaries.push_back({fmt::format("{}.{}.cubin", o.request.name, o.request.target),
-                        std::string(o.kernel.binary.data(), o.kernel.binary.size())});
+    binaries.push_back(
+        {fmt::format("{}.{}.cubin", o.request.name, o.request.target), std::string(o.kernel.binary_bytes())});
     // The cubin is its NVRTC batch's, with the batch's other kernels: the entry names this one's function.
     binaries.push_back({fmt::format("{}.{}.entry", o.request.name, o.request.target), o.kernel.entry + "\n"});
   }

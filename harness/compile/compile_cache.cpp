@@ -43,16 +43,18 @@ std::optional<std::string> read_file(const fs::path& path) {
   return std::move(bytes).str();
 }
 
-// Why `bytes` are not what the record says was written; empty when they are.
-std::string damage(std::string_view bytes, const std::optional<std::string>& record) {
+// Why `bytes` are not what the record says was written; empty when they are,
+// and then `hash` holds their content hash.
+std::string damage(std::string_view bytes, const std::optional<std::string>& record, std::string& hash) {
   if (!record) return "no checksum record: written by an older exactune, or by a run killed while writing it";
   std::istringstream fields(*record);
-  std::string format, hash;
+  std::string format, recorded;
   std::size_t size = 0;
-  if (!(fields >> format >> size >> hash) || format != kChecksumFormat) return "its checksum record is unreadable";
+  if (!(fields >> format >> size >> recorded) || format != kChecksumFormat) return "its checksum record is unreadable";
   if (bytes.empty() && size != 0) return fmt::format("empty, where {} bytes were written", size);
   if (bytes.size() != size) return fmt::format("{} bytes, where {} were written", bytes.size(), size);
-  if (content_hash({bytes}) != hash) return "its bytes do not match their checksum";
+  hash = content_hash({bytes});
+  if (hash != recorded) return "its bytes do not match their checksum";
   return {};
 }
 
@@ -163,22 +165,28 @@ fs::path CompileCache::entry_path(std::string_view key, std::string_view suffix)
   return directory_ / std::string(key.substr(0, 2)) / (std::string(key) + std::string(suffix));
 }
 
-std::optional<std::string> CompileCache::read_whole(const fs::path& path) const {
+std::optional<std::string> CompileCache::read_whole(const fs::path& path, std::string* content_hash) const {
+  ++*entries_read_;
   std::optional<std::string> bytes = read_file(path);
   if (!bytes) return std::nullopt;
-  const std::string why = damage(*bytes, read_file(checksum_path(path)));
-  if (why.empty()) return bytes;
+  std::string hash;
+  const std::string why = damage(*bytes, read_file(checksum_path(path)), hash);
+  if (why.empty()) {
+    if (content_hash) *content_hash = std::move(hash);
+    return bytes;
+  }
   discard_damaged(path, why);
   return std::nullopt;
 }
 
-std::optional<std::string> CompileCache::read(std::string_view key, std::string_view suffix) const {
-  return read_whole(entry_path(key, suffix));
+std::optional<std::string> CompileCache::read(std::string_view key, std::string_view suffix,
+                                              std::string* content_hash) const {
+  return read_whole(entry_path(key, suffix), content_hash);
 }
 
 std::optional<fs::path> CompileCache::whole_entry(std::string_view key, std::string_view suffix) const {
   fs::path path = entry_path(key, suffix);
-  if (!read_whole(path)) return std::nullopt;
+  if (!read_whole(path, nullptr)) return std::nullopt;
   return path;
 }
 

@@ -10,7 +10,10 @@
 // never used. Temporary files carry the writer's pid, so that what a killed
 // run left behind can be told from what a running one is writing.
 #pragma once
+#include <atomic>
+#include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,8 +39,11 @@ class CompileCache {
   // The path an entry with this key and file suffix lives at (it may not exist).
   std::filesystem::path entry_path(std::string_view key, std::string_view suffix) const;
   // The entry's bytes when it exists and is whole. A damaged entry is reported
-  // on stderr, removed, and read as absent.
-  std::optional<std::string> read(std::string_view key, std::string_view suffix) const;
+  // on stderr, removed, and read as absent. `content_hash`, when given, gets
+  // the bytes' content hash (util/content_hash.hpp), which the check computes
+  // anyway: a binary's id costs no second pass over its bytes.
+  std::optional<std::string> read(std::string_view key, std::string_view suffix,
+                                  std::string* content_hash = nullptr) const;
   // The entry's path, checked as read() checks it: for entries used by path
   // (a shared object to dlopen), which must not be opened before the check.
   std::optional<std::filesystem::path> whole_entry(std::string_view key, std::string_view suffix) const;
@@ -48,10 +54,16 @@ class CompileCache {
   // Removes the temporary files under the cache whose writer no longer runs.
   void remove_temporaries_of_dead_processes() const;
 
+  // How many entries read() and whole_entry() have read through this object
+  // and its copies: what tells that a lookup reads a batch's shared binary
+  // once, not once per kernel.
+  std::size_t entries_read() const { return entries_read_->load(); }
+
  private:
-  std::optional<std::string> read_whole(const std::filesystem::path& path) const;
+  std::optional<std::string> read_whole(const std::filesystem::path& path, std::string* content_hash) const;
 
   std::filesystem::path directory_;
+  std::shared_ptr<std::atomic<std::size_t>> entries_read_ = std::make_shared<std::atomic<std::size_t>>(0);
 };
 
 }  // namespace exactune

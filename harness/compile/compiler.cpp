@@ -17,6 +17,7 @@
 
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/target_compiler.hpp"
+#include "util/content_hash.hpp"
 
 namespace exactune {
 
@@ -43,9 +44,10 @@ void run_in_parallel(std::size_t count, int workers, const std::function<void(st
 // Each NVRTC program pays its front end, builtin headers and setup once, so
 // misses of one program go into batches. A batch is as large as keeps every
 // worker busy with about two batches (the last ones finish together), and at
-// most kMaxBatch: each kernel's binary is its batch's whole cubin, held in
-// memory once per kernel (32 x ~32 KB). Measured on 2 cores, the default
-// space cold: 220 s unbatched, 222 s in batches of 8, 184 s in batches of 32.
+// most kMaxBatch: a kernel's SASS is looked up in its batch's whole cubin, so a
+// larger cubin costs every load of one of its kernels more. Measured on 2
+// cores, the default space cold: 220 s unbatched, 222 s in batches of 8, 184 s
+// in batches of 32.
 constexpr std::size_t kMaxBatch = 32;
 
 // What a program without a compiler for the requests' target gets: a failure
@@ -123,12 +125,14 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
     }
   }
 
-  // Cache hits first, in parallel (each reads and checks its entry); then
-  // the misses, a batch per NVRTC program, so that every worker stays busy.
+  // Cache hits first, in parallel (each reads and checks its entry, and the
+  // first of a cubin's kernels reads and checks the cubin for all of them);
+  // then the misses, a batch per NVRTC program, so that every worker stays busy.
+  CachedBinaries binaries(cache);
   std::vector<std::size_t> misses;
   std::mutex misses_mutex;
   run_in_parallel(gpu.size(), worker_count(options, gpu.size()), [&](std::size_t k) {
-    if (std::optional<CompileOutcome> hit = cached_nvrtc_outcome(requests[gpu[k]], cache)) {
+    if (std::optional<CompileOutcome> hit = cached_nvrtc_outcome(requests[gpu[k]], cache, binaries)) {
       outcomes[gpu[k]] = std::move(*hit);
       finished(gpu[k]);
     } else {
@@ -149,6 +153,11 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
     }
   });
   return outcomes;
+}
+
+std::shared_ptr<const Binary> binary_in_memory(std::string bytes) {
+  std::string id = content_hash({bytes});
+  return std::make_shared<const Binary>(Binary{std::move(id), std::move(bytes), std::string()});
 }
 
 }  // namespace exactune

@@ -6,6 +6,8 @@
 // stop the others.
 #pragma once
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <exactune/compile_request.hpp>
@@ -27,5 +29,9 @@ struct CompileOptions {
 
 std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                         const CompileOptions& options = {});
+
+// A binary made in memory, not through the cache (a test's cubin, a garbage
+// image), with its id: the content hash of `bytes`.
+std::shared_ptr<const Binary> binary_in_memory(std::string bytes);
 
 }  // namespace exactune

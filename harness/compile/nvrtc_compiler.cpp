@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -72,7 +73,7 @@ struct ProgramResult {
   bool compiled = false;
   std::string log;
   double compile_ms = 0;
-  std::vector<char> cubin;
+  std::string cubin;  // a string, to become the kernels' shared Binary without a copy
   std::vector<std::string> entries;
   // Entry i's ptxas report, else what the cubin tells (cubin_resources.hpp);
   // none when neither knows.
@@ -82,7 +83,7 @@ struct ProgramResult {
     resources.clear();
     for (const std::string& entry : entries) {
       std::optional<KernelResources> found = parse_ptxas_report(log, entry);
-      if (!found) found = resources_from_cubin(std::string_view(cubin.data(), cubin.size()), entry);
+      if (!found) found = resources_from_cubin(cubin, entry);
       resources.push_back(found);
     }
   }
@@ -185,14 +186,46 @@ bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b) {
   return a.main_file == b.main_file && a.target == b.target && a.defines == b.defines;
 }
 
-std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache) {
+CachedBinaries::CachedBinaries(const CompileCache& cache) : cache_(cache) {}
+
+std::shared_ptr<const Binary> CachedBinaries::get(const std::string& cubin_id) {
+  std::promise<std::shared_ptr<const Binary>> promise;
+  std::shared_future<std::shared_ptr<const Binary>> binary;
+  bool first = false;
+  {
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = binaries_.try_emplace(cubin_id);
+    if (inserted) it->second = promise.get_future().share();
+    first = inserted;
+    binary = it->second;
+  }
+  // The first asker reads outside the lock, so that other binaries are read
+  // meanwhile; askers for this one wait for its answer.
+  if (first) {
+    std::shared_ptr<const Binary> read;
+    try {
+      std::string id;
+      if (std::optional<std::string> bytes = cache_.read(cubin_id, ".cubin", &id)) {
+        read = std::make_shared<const Binary>(
+            Binary{std::move(id), std::move(*bytes), cache_.entry_path(cubin_id, ".cubin").string()});
+      }
+    } catch (const std::exception&) {
+      // Unreadable: absent, so that its kernels are compiled again.
+    }
+    promise.set_value(std::move(read));
+  }
+  return binary.get();
+}
+
+std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache,
+                                                   CachedBinaries& binaries) {
   try {
     const std::string key = cache_key(request, options_for(request));
     const auto meta = cache.read(key, ".json");
     if (!meta) return std::nullopt;
     const nlohmann::json m = nlohmann::json::parse(*meta);
     const std::string cubin_id = m.at("cubin");
-    const auto cubin = cache.read(cubin_id, ".cubin");
+    std::shared_ptr<const Binary> cubin = binaries.get(cubin_id);
     if (!cubin) return std::nullopt;
     CompileOutcome outcome;
     outcome.request = request;
@@ -203,8 +236,7 @@ std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request
     outcome.kernel.target = request.target;
     outcome.kernel.entry = m.at("entry");
     outcome.kernel.resources = resources_from(m.at("resources"));
-    outcome.kernel.binary.assign(cubin->begin(), cubin->end());
-    outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
+    outcome.kernel.binary = std::move(cubin);
     return outcome;
   } catch (const std::exception&) {
     // A damaged entry is compiled again; a request that cannot be keyed (a
@@ -248,7 +280,10 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
       return outcomes;
     }
 
-    const std::string cubin_id = content_hash({std::string_view(program.cubin.data(), program.cubin.size())});
+    const std::string cubin_id = content_hash({program.cubin});
+    // One Binary for the batch's kernels, made of the program's cubin without a copy.
+    const auto cubin = std::make_shared<const Binary>(
+        Binary{cubin_id, std::move(program.cubin), cache.entry_path(cubin_id, ".cubin").string()});
     bool cubin_stored = false;
     for (std::size_t i = 0; i < batch.size(); ++i) {
       CompileOutcome& outcome = outcomes[i];
@@ -256,14 +291,13 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
       outcome.log = log_of_entry(program.log, program.entries[i]);
       outcome.compile_ms = program.compile_ms / static_cast<double>(batch.size());
       outcome.kernel.entry = program.entries[i];
-      outcome.kernel.binary = program.cubin;
-      outcome.kernel.binary_path = cache.entry_path(cubin_id, ".cubin").string();
+      outcome.kernel.binary = cubin;
       // A kernel that compiled stays usable when its resources are unknown:
       // they are then recorded as such, and the log is kept to look at.
       outcome.kernel.resources = program.resources[i].value_or(KernelResources{-1, 0, 0, 0, 0});
       if (outcome.kernel.resources.registers < 0) continue;
       if (!cubin_stored) {
-        cache.write(cubin_id, ".cubin", std::string_view(program.cubin.data(), program.cubin.size()));
+        cache.write(cubin_id, ".cubin", cubin->bytes);
         cubin_stored = true;
       }
       const nlohmann::json m = {{"name", batch[i].name},
@@ -278,8 +312,7 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
     for (CompileOutcome& outcome : outcomes) {
       outcome.ok = false;
       outcome.log = e.what();
-      outcome.kernel.binary.clear();
-      outcome.kernel.binary_path.clear();
+      outcome.kernel.binary.reset();
     }
   }
   return outcomes;

@@ -9,8 +9,14 @@
 // It is stored once, named by its content hash; each kernel keeps its own
 // cache entry (its key, entry name, resources, log and the cubin's name), so a
 // later request for one kernel alone is a cache hit and a new one compiles
-// only itself.
+// only itself. The batch's kernels share one Binary (compiled_kernel.hpp),
+// whether compiled or found in the cache: a lookup reads and checks each
+// batch's cubin once (CachedBinaries), not once per kernel.
 #pragma once
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +35,25 @@ std::vector<int> nvrtc_supported_archs();
 // Whether two requests can be name expressions of one NVRTC program.
 bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b);
 
+// The cubins of the cache that one lookup (a compile_all) has read, by cache
+// name: each is read and checked once, on first asking, and then shared by
+// every kernel of it. Safe to ask from many threads.
+class CachedBinaries {
+ public:
+  explicit CachedBinaries(const CompileCache& cache);
+  // The cubin named `cubin_id`, null when the cache has no whole one.
+  std::shared_ptr<const Binary> get(const std::string& cubin_id);
+
+ private:
+  const CompileCache& cache_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_future<std::shared_ptr<const Binary>>> binaries_;
+};
+
 // The request's kernel from the cache, or nullopt when it has no whole entry.
-std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache);
+// Its binary comes through `binaries`, shared with the other kernels of its cubin.
+std::optional<CompileOutcome> cached_nvrtc_outcome(const CompileRequest& request, const CompileCache& cache,
+                                                   CachedBinaries& binaries);
 
 // Compiles `batch` (requests of one program, see same_nvrtc_program) and
 // caches each kernel; one outcome per request, in order. Never throws for a

@@ -8,6 +8,7 @@
 #include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <exactune/error.hpp>
 #include <exactune/family_server.hpp>
@@ -76,6 +77,9 @@ struct FamilyServer::State {
   std::unordered_map<ServedRequest, Entry, RequestHash> plans;
   std::map<int, Device> devices;
   std::map<std::tuple<int, std::string, int>, LoadedVariant> loaded;  // (device, variant, size)
+  // The modules loaded, by (device, binary id): the variants and sizes of one
+  // NVRTC batch share its cubin, loaded once per device.
+  std::map<std::pair<int, std::string>, CUmodule> modules;
 
   const Device& device(int ordinal) {
     auto it = devices.find(ordinal);
@@ -104,10 +108,13 @@ struct FamilyServer::State {
     if (!outcome.front().ok) throw error(fmt::format("{} failed to compile:\n{}", request.name, outcome.front().log));
     const CudaDriver& driver = cuda_driver();
     check(driver.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
-    const std::vector<char>& binary = outcome.front().kernel.binary;
-    CUmodule module = nullptr;
-    if (const CUresult r = driver.cuModuleLoadData(&module, binary.data()); r != CUDA_SUCCESS) {
-      throw_cuda_error(r, fmt::format("loading {} on {}", request.name, d.identity.describe()));
+    const Binary& binary = *outcome.front().kernel.binary;
+    CUmodule& module = modules[{ordinal, binary.id}];
+    if (module == nullptr) {
+      if (const CUresult r = driver.cuModuleLoadData(&module, binary.bytes.c_str()); r != CUDA_SUCCESS) {
+        module = nullptr;
+        throw_cuda_error(r, fmt::format("loading {} on {}", request.name, d.identity.describe()));
+      }
     }
     LoadedVariant v;
     if (const CUresult r = driver.cuModuleGetFunction(&v.function, module, outcome.front().kernel.entry.c_str());
@@ -174,7 +181,7 @@ struct FamilyServer::State {
 };
 
 FamilyServer::FamilyServer(const KernelFamily& family, Geometry geometry)
-    : state_(new State{family, std::move(geometry), {}, {}, {}, {}}) {}
+    : state_(new State{family, std::move(geometry), {}, {}, {}, {}, {}}) {}
 FamilyServer::~FamilyServer() = default;
 
 ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) {

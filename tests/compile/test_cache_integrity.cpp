@@ -159,7 +159,7 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
   const CompileOutcome original = compile_all({copy}, cache).front();
   INFO(original.log);
   REQUIRE(original.ok);
-  const fs::path cubin = original.kernel.binary_path;
+  const fs::path cubin = original.kernel.binary_path();
   // Where NVRTC gives no ptxas report (the H200 machine's, after a process's
   // first compile of a program), the cubin's own figures stand in
   // (compile/cubin_resources.hpp): every kernel that compiled is cached.
@@ -183,7 +183,7 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
     const CompileOutcome rebuilt = compile_all({copy}, cache).front();
     REQUIRE(rebuilt.ok);
     CHECK_FALSE(rebuilt.cache_hit);
-    CHECK(rebuilt.kernel.binary == original.kernel.binary);
+    CHECK(rebuilt.kernel.binary_bytes() == original.kernel.binary_bytes());
     CHECK(occurrences(reported, damage_report(cubin)) == 1);
     CHECK(occurrences(reported, "; rebuilding") == 1);
 
@@ -191,7 +191,7 @@ TEST_CASE("a damaged .cubin entry is reported once, rebuilt to the same kernel, 
     const CompileOutcome again = compile_all({copy}, cache).front();
     CHECK(rebuilt.kernel.resources.registers >= 0);
     CHECK(again.cache_hit);
-    CHECK(again.kernel.binary == original.kernel.binary);
+    CHECK(again.kernel.binary_bytes() == original.kernel.binary_bytes());
   }
 }
 
@@ -214,7 +214,7 @@ TEST_CASE(
       REQUIRE(o.ok);
       REQUIRE(o.kernel.resources.registers >= 0);  // cached: the cubin's figures stand in for a missing report
     }
-    const fs::path cubin = original.front().kernel.binary_path;
+    const fs::path cubin = original.front().kernel.binary_path();
     REQUIRE(fs::is_regular_file(cubin));
     damage.apply(cubin);
 
@@ -234,7 +234,7 @@ TEST_CASE(
       CHECK_FALSE(rebuilt[i].cache_hit);
       CHECK(rebuilt[i].kernel.entry == original[i].kernel.entry);
       CHECK(rebuilt[i].kernel.resources.registers == original[i].kernel.resources.registers);
-      const std::string binary(rebuilt[i].kernel.binary.begin(), rebuilt[i].kernel.binary.end());
+      const std::string binary(rebuilt[i].kernel.binary_bytes());
       CHECK(binary.find(rebuilt[i].kernel.entry) != std::string::npos);
     }
   }

@@ -4,7 +4,8 @@
 // kernel's own entry; a kernel's template includes are followed as the
 // compiler resolves them; kernels of one template compile as a batch, one
 // program and one cubin, each with its own cache entry, entry point,
-// resources and log, and a broken one fails alone. That a family's every
+// resources and log, and a broken one fails alone; the kernels of a batch share
+// one binary, which a cache lookup reads once. That a family's every
 // variant compiles is the family's test (families/<name>/tests/cpu).
 #include <fmt/format.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "compile/template_includes.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/toy_batch.hpp"
+#include "util/content_hash.hpp"
 
 using namespace exactune;
 
@@ -74,7 +76,7 @@ TEST_CASE("the cache key covers defines: a define that changes the code is a dif
   const auto outcomes = compile_all({one, two}, cache);
   REQUIRE(outcomes[0].ok);
   REQUIRE(outcomes[1].ok);
-  CHECK(outcomes[0].kernel.binary != outcomes[1].kernel.binary);
+  CHECK(outcomes[0].kernel.binary_bytes() != outcomes[1].kernel.binary_bytes());
 }
 
 TEST_CASE("the ptxas report is read for the kernel's own entry") {
@@ -124,7 +126,7 @@ std::vector<CompileRequest> batch_of(std::size_t count, const std::string& tag) 
 }
 
 bool holds(const CompiledKernel& kernel, const std::string& entry) {
-  return std::string(kernel.binary.begin(), kernel.binary.end()).find(entry) != std::string::npos;
+  return kernel.binary_bytes().find(entry) != std::string_view::npos;
 }
 
 std::size_t files_ending(const std::filesystem::path& directory, const std::string& suffix) {
@@ -154,8 +156,8 @@ TEST_CASE(
     CHECK(o.request.name == batch[i].name);
     CHECK(o.kernel.resources.registers > 0);
     for (const CompileOutcome& mate : together) CHECK(holds(o.kernel, mate.kernel.entry));
-    CHECK(o.kernel.binary == together.front().kernel.binary);  // the batch's one cubin
-    CHECK(o.kernel.binary_path == together.front().kernel.binary_path);
+    CHECK(o.kernel.binary == together.front().kernel.binary);  // the batch's one cubin, shared
+    CHECK(o.kernel.binary_path() == together.front().kernel.binary_path());
     CHECK(o.log.find("'" + o.kernel.entry + "'") != std::string::npos);
     for (const CompileOutcome& other : together) {
       if (other.kernel.entry != o.kernel.entry) CHECK(o.log.find("'" + other.kernel.entry + "'") == std::string::npos);
@@ -192,7 +194,7 @@ TEST_CASE("a kernel compiled in a batch is a cache hit when asked for alone late
     REQUIRE(alone.ok);
     CHECK(alone.cache_hit);
     CHECK(alone.kernel.entry == together[i].kernel.entry);
-    CHECK(alone.kernel.binary == together[i].kernel.binary);
+    CHECK(alone.kernel.binary_bytes() == together[i].kernel.binary_bytes());
     CHECK(alone.kernel.resources.registers == together[i].kernel.resources.registers);
     CHECK(alone.log == together[i].log);
   }
@@ -251,7 +253,39 @@ TEST_CASE("a cubin that two programs make alike is stored once, under its conten
   const std::vector<CompileOutcome> second = compile_nvrtc_batch(batch_of(3, "h"), cache);
   REQUIRE(first.front().ok);
   REQUIRE(second.front().ok);
-  CHECK(first.front().kernel.binary == second.front().kernel.binary);
+  CHECK(first.front().kernel.binary_bytes() == second.front().kernel.binary_bytes());
   CHECK(files_ending(scratch.path(), ".cubin") == 1);
   CHECK(files_ending(scratch.path(), ".json") == 6);
+}
+
+TEST_CASE(
+    "the kernels of one batch share one binary, compiled or found in the cache, and a cache lookup reads the "
+    "batch's cubin once") {
+  ScratchDirectory scratch("shared-binary-cache");
+  const std::vector<CompileRequest> batch = batch_of(4, "s");
+  const std::vector<CompileOutcome> compiled = compile_nvrtc_batch(batch, CompileCache(scratch.path()));
+  for (const CompileOutcome& o : compiled) {
+    REQUIRE(o.ok);
+    // One object, not equal copies: a batch's cubin is held once however many kernels it holds.
+    CHECK(o.kernel.binary.get() == compiled.front().kernel.binary.get());
+  }
+  const Binary& binary = *compiled.front().kernel.binary;
+  CHECK(binary.id == content_hash({binary.bytes}));
+  CHECK(files_ending(scratch.path(), ".cubin") == 1);
+
+  // A lookup on a cache object of its own, so that its reads are counted alone.
+  const CompileCache cache(scratch.path());
+  CompileOptions options;
+  options.jobs = 2;
+  const std::vector<CompileOutcome> found = compile_all(batch, cache, options);
+  for (const CompileOutcome& o : found) {
+    REQUIRE(o.ok);
+    CHECK(o.cache_hit);
+    CHECK(o.kernel.binary.get() == found.front().kernel.binary.get());
+  }
+  CHECK(found.front().kernel.binary->id == binary.id);
+  CHECK(found.front().kernel.binary->bytes == binary.bytes);
+  CHECK(found.front().kernel.binary->path == binary.path);
+  // Each kernel's own entry, and the cubin they share once.
+  CHECK(cache.entries_read() == batch.size() + 1);
 }

@@ -23,7 +23,7 @@ std::vector<CompileOutcome> core_kernels(const std::string& target) {
                      cache);
 }
 
-std::string_view bytes_of(const CompiledKernel& k) { return {k.binary.data(), k.binary.size()}; }
+std::string_view bytes_of(const CompiledKernel& k) { return k.binary_bytes(); }
 
 }  // namespace
 

@@ -61,14 +61,16 @@ void CpuBackend::fill(DeviceAddress dst, std::uint8_t byte, std::size_t bytes) {
   std::memset(pointer(dst), byte, bytes);
 }
 
-std::shared_ptr<void> CpuBackend::open_library(const std::string& path) {
+std::shared_ptr<void> CpuBackend::open_library(const Binary& binary) {
   std::lock_guard<std::mutex> lock(libraries_mutex_);
-  if (auto found = libraries_.find(path); found != libraries_.end()) return found->second;
+  if (auto found = libraries_.find(binary.id); found != libraries_.end()) return found->second;
   // RTLD_LOCAL: every library has launchers and a runtime of its own.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) throw error(fmt::format("cannot load the host kernel library {}: {}", path, dlerror()));
+  void* handle = dlopen(binary.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    throw error(fmt::format("cannot load the host kernel library {}: {}", binary.path, dlerror()));
+  }
   std::shared_ptr<void> library(handle, [](void* h) { dlclose(h); });
-  libraries_.emplace(path, library);
+  libraries_.emplace(binary.id, library);
   return library;
 }
 
@@ -77,12 +79,12 @@ std::unique_ptr<LoadedKernel> CpuBackend::load(const CompiledKernel& kernel) {
     throw error(fmt::format("kernel {} was compiled for '{}', the CPU backend runs 'host' kernels", kernel.name,
                             kernel.target));
   }
-  if (kernel.binary_path.empty()) throw error(fmt::format("kernel {} has no host library path", kernel.name));
-  std::shared_ptr<void> library = open_library(kernel.binary_path);
+  if (kernel.binary_path().empty()) throw error(fmt::format("kernel {} has no host library path", kernel.name));
+  std::shared_ptr<void> library = open_library(*kernel.binary);
   dlerror();
   void* symbol = dlsym(library.get(), kernel.entry.c_str());
   if (symbol == nullptr) {
-    throw error(fmt::format("kernel {}: no launcher {} in {}", kernel.name, kernel.entry, kernel.binary_path));
+    throw error(fmt::format("kernel {}: no launcher {} in {}", kernel.name, kernel.entry, kernel.binary->path));
   }
   return std::make_unique<HostLoadedKernel>(kernel.name, std::move(library),
                                             reinterpret_cast<host_exec::HostLauncher>(symbol));

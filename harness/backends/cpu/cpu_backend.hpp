@@ -32,7 +32,8 @@ class CpuBackend : public Backend {
   void download(void* dst, DeviceAddress src, std::size_t bytes) override;
   void fill(DeviceAddress dst, std::uint8_t byte, std::size_t bytes) override;
 
-  // Opens the kernel's shared object (once per path) and finds its launcher.
+  // Opens the kernel's shared object (once per binary id: the kernels of one
+  // library share it) and finds its launcher.
   std::unique_ptr<LoadedKernel> load(const CompiledKernel& kernel) override;
   // Throws exactune::error naming the kernel when the launch fails
   // (invalid geometry, a deadlocked barrier, an unsupported operation).
@@ -42,11 +43,11 @@ class CpuBackend : public Backend {
   void synchronize() override {}
 
  private:
-  std::shared_ptr<void> open_library(const std::string& path);
+  std::shared_ptr<void> open_library(const Binary& library);
 
   unsigned threads_;
   std::mutex libraries_mutex_;
-  std::map<std::string, std::shared_ptr<void>> libraries_;  // dlopen handles, by path
+  std::map<std::string, std::shared_ptr<void>> libraries_;  // dlopen handles, by binary id
 };
 
 }  // namespace exactune

@@ -11,7 +11,6 @@
 
 #include "backends/gpu/cuda_driver.hpp"
 #include "compile/compile_cache.hpp"
-#include "util/content_hash.hpp"
 
 namespace exactune {
 namespace {
@@ -191,17 +190,18 @@ void GpuBackend::fill(DeviceAddress dst, std::uint8_t byte, std::size_t bytes) {
 }
 
 std::shared_ptr<CUmod_st> GpuBackend::module_of(const CompiledKernel& kernel) {
-  if (kernel.binary.empty()) throw error(fmt::format("kernel '{}' has no binary to load", kernel.name));
-  // Keyed by content, not by path: a binary made in memory (a test's, a
-  // planted one) must never be served another's module.
-  const std::string key = content_hash({std::string_view(kernel.binary.data(), kernel.binary.size())});
+  if (kernel.binary_bytes().empty()) throw error(fmt::format("kernel '{}' has no binary to load", kernel.name));
+  // Keyed by the binary's id, its content hash computed once when it was made
+  // (compiled_kernel.hpp), not by path: a binary made in memory (a test's, a
+  // planted one) must never be served another's module, and the kernels of
+  // one batch's cubin, which share it, share one module.
+  const std::string& key = kernel.binary->id;
   std::lock_guard lock(modules_mutex_);
   if (std::shared_ptr<CUmod_st> loaded = modules_[key].lock()) return loaded;
-  // A copy ending in NUL, so that a PTX image is a C string as the driver
-  // expects; a cubin or fatbin is read through its own header.
-  const std::string image(kernel.binary.begin(), kernel.binary.end());
+  // The bytes are a std::string, so data() ends in NUL and a PTX image is a C
+  // string as the driver expects; a cubin or fatbin is read through its own header.
   CUmodule module = nullptr;
-  if (const CUresult r = cuda_driver().cuModuleLoadData(&module, image.c_str()); r != CUDA_SUCCESS) {
+  if (const CUresult r = cuda_driver().cuModuleLoadData(&module, kernel.binary->bytes.c_str()); r != CUDA_SUCCESS) {
     throw_cuda_error(
         r, fmt::format("loading kernel '{}' (compiled for {}) on {}", kernel.name, kernel.target, description()));
   }

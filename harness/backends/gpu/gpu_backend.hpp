@@ -40,7 +40,7 @@ class GpuBackend : public Backend {
 
   // The binary must be a cubin (or PTX) for this GPU; the kernel's entry is
   // the lowered name of its __global__ function. Kernels with the same binary
-  // (one NVRTC batch's cubin) share one loaded module.
+  // (one NVRTC batch's cubin, one Binary with one id) share one loaded module.
   std::unique_ptr<LoadedKernel> load(const CompiledKernel& kernel) override;
   // Raises the kernel's dynamic shared memory limit when the geometry asks for
   // more than it allows (above 48 KiB needs an explicit opt-in).
@@ -77,7 +77,7 @@ class GpuBackend : public Backend {
   std::unique_ptr<CUstream_st, DestroyStream> stream_;  // destroyed before the context
   std::string last_launched_kernel_;
   std::mutex modules_mutex_;
-  std::map<std::string, std::weak_ptr<CUmod_st>> modules_;  // by the content hash of the binary
+  std::map<std::string, std::weak_ptr<CUmod_st>> modules_;  // by the binary's id (its content hash)
 };
 
 // Throws exactune::error carrying why_no_gpu()'s reason when there is no usable GPU.

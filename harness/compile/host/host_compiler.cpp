@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -84,27 +85,39 @@ std::string request_key(const CompileRequest& request, const HostBuildContext& c
                        fmt::format("{}", fmt::join(request.defines, "\n"))});
 }
 
-CompiledKernel host_kernel(const CompileRequest& request, const std::string& key, const fs::path& library) {
+CompiledKernel host_kernel(const CompileRequest& request, const std::string& key,
+                           std::shared_ptr<const Binary> library) {
   CompiledKernel kernel;
   kernel.name = request.name;
   kernel.target = kHostTarget;
   kernel.entry = launcher_symbol(key);
-  kernel.binary_path = library.string();
+  kernel.binary = std::move(library);
   return kernel;
 }
 
+// The library as the kernels of it share it: named by its key, loaded by its
+// path, its bytes left on disk (dlopen reads them).
+std::shared_ptr<const Binary> library_binary(const CompileCache& cache, const std::string& library_key) {
+  return std::make_shared<const Binary>(
+      Binary{library_key, std::string(), cache.entry_path(library_key, kLibrarySuffix).string()});
+}
+
 // The shared objects of the cache found whole, by library key: dozens of
-// kernels share one, which is checked once per call.
-using CheckedLibraries = std::map<std::string, std::optional<fs::path>>;
+// kernels share one, which is checked once per call; null: not whole.
+using CheckedLibraries = std::map<std::string, std::shared_ptr<const Binary>>;
 
 // The shared object holding this kernel, when the cache has both the record and
 // the library, whole: a damaged library is never handed to dlopen.
-std::optional<fs::path> cached_library(const CompileCache& cache, const std::string& key, CheckedLibraries& checked) {
+std::shared_ptr<const Binary> cached_library(const CompileCache& cache, const std::string& key,
+                                             CheckedLibraries& checked) {
   const std::optional<std::string> library_key = cache.read(key, kRecordSuffix);
-  if (!library_key) return std::nullopt;
+  if (!library_key) return nullptr;
   auto found = checked.find(*library_key);
-  if (found == checked.end())
-    found = checked.emplace(*library_key, cache.whole_entry(*library_key, kLibrarySuffix)).first;
+  if (found == checked.end()) {
+    std::shared_ptr<const Binary> whole;
+    if (cache.whole_entry(*library_key, kLibrarySuffix)) whole = library_binary(cache, *library_key);
+    found = checked.emplace(*library_key, std::move(whole)).first;
+  }
   return found->second;
 }
 
@@ -119,7 +132,7 @@ struct BuildResult {
   bool ok = false;
   std::string log;
   double compile_ms = 0;
-  fs::path library;
+  std::shared_ptr<const Binary> library;  // shared by the batch's kernels
 };
 
 fs::path build_root(const CompileCache& cache) { return cache.directory() / "host-build"; }
@@ -175,7 +188,7 @@ BuildResult build_library(const std::vector<const PendingKernel*>& kernels, cons
     if (compiled.exit_code == 0) {
       context.cache.write(library_key, kLibrarySuffix, read_text_file(build.output));
       for (const std::string& key : keys) context.cache.write(key, kRecordSuffix, library_key);
-      result.library = context.cache.entry_path(library_key, kLibrarySuffix);
+      result.library = library_binary(context.cache, library_key);
       result.ok = true;
     }
   } catch (const std::exception& e) {
@@ -315,10 +328,10 @@ std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& 
       fail(outcomes[i], e.what());
       continue;
     }
-    if (const auto library = cached_library(cache, key, checked_libraries)) {
+    if (std::shared_ptr<const Binary> library = cached_library(cache, key, checked_libraries)) {
       outcomes[i].ok = true;
       outcomes[i].cache_hit = true;
-      outcomes[i].kernel = host_kernel(request, key, *library);
+      outcomes[i].kernel = host_kernel(request, key, std::move(library));
       continue;
     }
     auto [found, inserted] = pending_by_key.emplace(key, pending.size());

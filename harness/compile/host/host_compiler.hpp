@@ -27,8 +27,9 @@ struct HostCompileSettings {
 };
 
 // One outcome per request, in order. CompiledKernel: target "host", entry = the
-// launcher symbol (compile/host/host_launcher.hpp), binary_path = the shared
-// object in the cache, binary empty, resources zero (a host compiler reports none).
+// launcher symbol (compile/host/host_launcher.hpp), binary = the shared object
+// in the cache, shared by the kernels of it (id: its cache name, path: where it
+// lies, bytes empty), resources zero (a host compiler reports none).
 // compile_ms is the request's share of its batch's compile time.
 std::vector<CompileOutcome> compile_for_host(const std::vector<CompileRequest>& requests, const CompileCache& cache,
                                              const HostCompileSettings& settings);

@@ -267,7 +267,7 @@ TEST_CASE("host kernels are cached one by one", "[host_exec]") {
     CHECK(outcome.cache_hit);
     CHECK(outcome.kernel.target == "host");
     CHECK(outcome.kernel.entry.rfind("exactune_host_launch_", 0) == 0);
-    CHECK(fs::is_regular_file(outcome.kernel.binary_path));
+    CHECK(fs::is_regular_file(outcome.kernel.binary_path()));
   }
   // A kernel's identity includes its defines: the same kernel of the same file, another define.
   CHECK(outcomes[0].kernel.entry != kernel("block_sums@ucontext").entry);

@@ -55,12 +55,12 @@ TEST_CASE(
     CHECK(o.kernel.resources.registers > 0);  // the report was found for this very kernel
     CHECK(o.kernel.resources.stack_frame_bytes == 0);
     // What the cubin says, the stand-in for a missing report, is the report's.
-    const auto figures = read_cubin_figures({o.kernel.binary.data(), o.kernel.binary.size()}, o.kernel.entry);
+    const auto figures = read_cubin_figures(o.kernel.binary_bytes(), o.kernel.entry);
     REQUIRE(figures);
     CHECK(figures->registers == o.kernel.resources.registers);
     CHECK(figures->frame_bytes == 0);
     CHECK(figures->shared_bytes == o.kernel.resources.shared_bytes);
-    CHECK(o.kernel.binary.size() > 0);
+    CHECK(o.kernel.binary_bytes().size() > 0);
     CHECK_FALSE(o.kernel.entry.empty());
   }
 
@@ -69,7 +69,7 @@ TEST_CASE(
   CHECK(s.failures == 0);
   CHECK(s.cache_hits == requests.size());
   for (std::size_t i = 0; i < first.size(); ++i) {
-    CHECK(second[i].kernel.binary == first[i].kernel.binary);
+    CHECK(second[i].kernel.binary_bytes() == first[i].kernel.binary_bytes());
     CHECK(second[i].kernel.resources.registers == first[i].kernel.resources.registers);
   }
 }

@@ -18,6 +18,7 @@
 #include "backends/gpu/gpu_backend.hpp"
 #include "backends/gpu/gpu_timing_primitives.hpp"
 #include "catch.hpp"
+#include "compile/compiler.hpp"
 #include "support/shared_gpu.hpp"
 
 namespace exactune {
@@ -43,7 +44,7 @@ extern "C" __global__ void reverse_through_shared(unsigned int* out) {
 }
 )";
 
-std::vector<char> compile_test_cubin() {
+std::string compile_test_cubin() {
   nvrtcProgram program = nullptr;
   REQUIRE(nvrtcCreateProgram(&program, kTestKernelSource, "test_kernels.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
   const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(&program,
@@ -59,13 +60,13 @@ std::vector<char> compile_test_cubin() {
   }
   std::size_t size = 0;
   REQUIRE(nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS);
-  std::vector<char> cubin(size);
+  std::string cubin(size, '\0');
   REQUIRE(nvrtcGetCUBIN(program, cubin.data()) == NVRTC_SUCCESS);
   return cubin;
 }
 
 CompiledKernel test_kernel(const std::string& entry) {
-  static const std::vector<char> cubin = compile_test_cubin();
+  static const std::shared_ptr<const Binary> cubin = binary_in_memory(compile_test_cubin());
   CompiledKernel kernel;
   kernel.name = "test_" + entry;
   kernel.target = gpu().target();
@@ -195,7 +196,7 @@ TEST_CASE("failures name the kernel and leave the backend usable", "[gpu]") {
   SECTION("a binary that is not one") {
     CompiledKernel garbage = test_kernel("add_one");
     garbage.name = "test_garbage";
-    garbage.binary.assign(64, 'x');
+    garbage.binary = binary_in_memory(std::string(64, 'x'));
     CHECK(contains(error_message([&] { gpu().load(garbage); }), "test_garbage"));
   }
   SECTION("an entry point the binary lacks") {
