@@ -218,6 +218,38 @@ class LayerNormModulateFamily final : public KernelFamily {
 
   HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "tail"}; }
 
+  // SGLang's Triton LayerNorm + modulate (its Sana path) launches
+  // `num_warps = 4 if hidden >= 2048 else 2` with ROWS = 2 rows a program.
+  // The axes the rule leaves open are set to what that kernel does: it loads
+  // aten's 4-element vectors (8 bytes), masks only the partial 512-element
+  // chunk, resolved at compile time (peeled; where the row leaves no tail,
+  // peeled is the predicated kernel and exactune names it so), reads x again in
+  // its second pass, carries Welford counts with the data (rcp), loads scale
+  // and shift in the second pass, rounds each fp32 step of the chain to bf16
+  // and runs one program per ROWS rows.
+  std::optional<FrameworkRule> framework_rule(const Shape& shape) const override {
+    const int hidden = ModulateProblem::of(shape).hidden;
+    LayerNormModulateConfig c;
+    c.num_warps = hidden >= 2048 ? 4 : 2;
+    c.rows_per_cta = 2;
+    c.vector_bytes = 8;
+    c.peeled_tail = true;
+    if (!exclusion(c.variant().params, hidden).empty()) {
+      LayerNormModulateConfig predicated = c;
+      predicated.peeled_tail = false;
+      if (exclusion(predicated.variant().params, hidden).empty()) c = predicated;
+    }
+    const Variant v = c.variant();
+    return FrameworkRule{
+        "SGLang",
+        "num_warps = 4 if hidden >= 2048 else 2, ROWS = 2 rows per program",
+        {v.name, v.params},
+        "the rule fixes num_warps and rows_per_cta; the rest is what SGLang's Triton kernel does: 8-byte loads of "
+        "aten's vectors, only the partial 512-element chunk masked (peeled; predicated, the same kernel, where the "
+        "row has no partial chunk), x read again in pass 2, counts carried with the data (rcp), scale and shift "
+        "loaded in pass 2, each fp32 step rounded to bf16, one program per 2 rows"};
+  }
+
  private:
   static InputCase describe_case(const ModulateCase& c) {
     if (c.signed_zeros) {

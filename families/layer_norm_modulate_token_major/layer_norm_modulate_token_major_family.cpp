@@ -166,6 +166,12 @@ class LayerNormModulateTokenMajorFamily final : public KernelFamily {
 
   HeatmapAxes heatmap_axes() const override { return {"tile_tokens", "num_warps", "read"}; }
 
+  // No framework rule: SGLang's fused LayerNorm + modulate takes a contiguous
+  // x only, so a token-major x runs the eager chain (a transpose copy, then
+  // aten's kernels) and no hand-chosen launch exists to measure the tables
+  // against. The reports say "no framework rule".
+  std::optional<FrameworkRule> framework_rule(const Shape&) const override { return std::nullopt; }
+
   // The copy variants are aten's own path with a tuned kernel: the baseline
   // that the in-place reads are measured against, which the runtime cannot
   // launch. A table that chose one would send its rows to the eager chain.

@@ -218,6 +218,23 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 
   HeatmapAxes heatmap_axes() const override { return {"num_warps", "rows_per_cta", "qk_grid"}; }
 
+  // SGLang's Triton per-head LayerNorm of q and k (GLM-Image) launches ROWS =
+  // 64 head rows a program with num_warps = 2, tuned on the H200 (sm_90), the
+  // one launch shape it uses on every GPU. The axes the rule leaves open are
+  // what that kernel does: it loads aten's 4-element vectors (8 bytes),
+  // carries Welford counts with the data (rcp) and normalises q and k in one
+  // launch, a grid axis choosing the tensor (joint).
+  std::optional<FrameworkRule> framework_rule(const Shape&) const override {
+    const std::vector<Param> params = {
+        {"num_warps", "2"}, {"rows_per_cta", "64"}, {"vector_bytes", "8"}, {"counts", "rcp"}, {"qk_grid", "joint"}};
+    return FrameworkRule{
+        "SGLang",
+        "ROWS = 64 head rows per program, num_warps = 2 (tuned on sm_90, used on every GPU)",
+        {variant_name(params), params},
+        "the rule fixes num_warps and rows_per_cta; the rest is what SGLang's Triton kernel does: 8-byte loads of "
+        "aten's vectors, counts carried with the data (rcp), q and k in one launch (joint)"};
+  }
+
  private:
   static InputCase describe_case(const QkCase& c) {
     switch (c.values) {

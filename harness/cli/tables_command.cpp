@@ -4,7 +4,9 @@
 // serving code ships one file that picks the configuration by the GPU it runs
 // on, at the sizes it was proven at; and per family, size and GPU a
 // <size>=<n>,device_name=<NAME>.json that serving frameworks load as their
-// tuned configs, with device_name=<NAME>.exactune.json beside them.
+// tuned configs, with device_name=<NAME>.exactune.json beside them; and
+// table_vs_rule.md, what the tables buy against the frameworks' hand rules and
+// the other GPUs' choices, from the sweep.yaml beside each heuristics.yaml.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "cli/common_options.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/report_writer.hpp"
+#include "report/table_buys.hpp"
 #include "store/family_tables.hpp"
 
 namespace exactune::cli {
@@ -31,8 +34,9 @@ void add_tables_command(CLI::App& app, Run& run) {
       fmt::format("Write {} and {} (every family, every GPU under the reports folder) and "
                   "<family>/<size>=<n>,device_name=<NAME>.json per size and GPU (vLLM's and SGLang's config form) with "
                   "<family>/device_name=<NAME>.exactune.json beside them, from every <reports>/<gpu-slug>/<family>/"
-                  "heuristics.yaml; the same files always give the same bytes",
-                  kTablesHeaderFile, kTablesJsonFile));
+                  "heuristics.yaml, and {} (what the tables buy against the frameworks' hand rules and the other "
+                  "GPUs' choices) from the sweep.yaml beside each; the same files always give the same bytes",
+                  kTablesHeaderFile, kTablesJsonFile, kTableVsRuleFile));
   command->add_option("--reports", options->reports, "the folder exactune sweep writes to")
       ->capture_default_str()
       ->check(nonempty_path());
@@ -51,8 +55,11 @@ void add_tables_command(CLI::App& app, Run& run) {
       const std::filesystem::path out = options->out.empty() ? reports / "tables" : std::filesystem::path(options->out);
       const std::filesystem::path records =
           options->records.empty() ? reports / "tables" : std::filesystem::path(options->records);
+      std::vector<SweptFamily> sweeps;
       const std::vector<FamilyTables> families = blaming_the_input([&] {
-        std::vector<FamilyTables> read = tables_by_family(load_swept_heuristics(reports));
+        const std::vector<HeuristicsFile> files = load_swept_heuristics(reports);
+        sweeps = load_sweeps_beside(files);
+        std::vector<FamilyTables> read = tables_by_family(files);
         for (FamilyTables& t : read) {
           read_defaults_record(t, records);
           if (!t.defaults_record) {
@@ -64,7 +71,8 @@ void add_tables_command(CLI::App& app, Run& run) {
         }
         return read;
       });
-      for (const std::filesystem::path& written : blaming_the_input([&] { return write_tables(families, out); })) {
+      for (const std::filesystem::path& written :
+           blaming_the_input([&] { return write_tables(families, sweeps, out); })) {
         fmt::print("wrote {}\n", written.string());
       }
       return 0;

@@ -12,6 +12,7 @@
 #include "report/heatmap_svg.hpp"
 #include "report/heuristics_emitter.hpp"
 #include "report/summary_report.hpp"
+#include "report/table_buys.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/family_tables.hpp"
 #include "store/framework_times.hpp"
@@ -37,7 +38,8 @@ std::vector<fs::path> write_generated_tables(const Heuristics& heuristics,
   return write_file_set(directory, generated_tables_files(heuristics, defaults_record));
 }
 
-std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families) {
+std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families,
+                                        const std::vector<SweptFamily>& sweeps) {
   std::vector<GeneratedFile> files = {{kTablesHeaderFile, emit_tables_header(families)},
                                       {kTablesJsonFile, emit_tables_json(families)}};
   for (const FamilyTables& tables : families) {
@@ -45,11 +47,13 @@ std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& familie
       files.push_back({fs::path(tables.family) / f.name, std::move(f.text)});
     }
   }
+  files.push_back({kTableVsRuleFile, table_vs_rule_page(sweeps)});
   return files;
 }
 
-std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, const fs::path& directory) {
-  return write_file_set(directory, tables_files(families));
+std::vector<fs::path> write_tables(const std::vector<FamilyTables>& families, const std::vector<SweptFamily>& sweeps,
+                                   const fs::path& directory) {
+  return write_file_set(directory, tables_files(families, sweeps));
 }
 
 std::vector<fs::path> write_reports(const SweepResults& results, const fs::path& directory,

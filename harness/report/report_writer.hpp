@@ -4,7 +4,7 @@
 // and JSON (from heuristics.yaml and the record of verified defaults), summary.md
 // and its heatmaps. summary.md also sets speed targets against the results.
 // And reports/tables/: the tables of every family on every GPU swept, a function
-// of all the heuristics.yaml together.
+// of all the heuristics.yaml together, and of the sweeps beside them for what the tables buy.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -39,10 +39,13 @@ std::vector<std::filesystem::path> write_generated_tables(const Heuristics& heur
                                                           const std::filesystem::path& directory);
 
 // What `exactune tables` writes of `families` (tables_by_family): exactune_tables.hpp,
-// exactune_tables.json, then per family and device its config files (report/device_config_files.hpp).
-std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families);
+// exactune_tables.json, then per family and device its config files (report/device_config_files.hpp),
+// then table_vs_rule.md: what the tables buy, from `sweeps` (load_sweeps_beside; report/table_buys.hpp).
+std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families,
+                                        const std::vector<SweptFamily>& sweeps);
 // Writes them under `directory`; returns their paths.
 std::vector<std::filesystem::path> write_tables(const std::vector<FamilyTables>& families,
+                                                const std::vector<SweptFamily>& sweeps,
                                                 const std::filesystem::path& directory);
 
 }  // namespace exactune

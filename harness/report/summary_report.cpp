@@ -17,6 +17,7 @@
 
 #include "choose/chooser.hpp"
 #include "report/heatmap_svg.hpp"
+#include "report/table_buys.hpp"
 #include "store/chooser_policy.hpp"
 #include "store/framework_times.hpp"
 #include "store/heuristics.hpp"
@@ -352,6 +353,7 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
              "measured against all the others in the same run.\n\n",
              regime_label(figure)) +
          axis_effects_section(r, family, figure) + "\n";
+  out += table_buys_section(r, h) + "\n";
   out += "## Variants that are not bit-exact\n\n" + not_exact_section(r);
   return out;
 }

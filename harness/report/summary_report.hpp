@@ -3,7 +3,8 @@
 // the chooser's policy, the roofline (a copy of the same bytes), the best's
 // time hot (rotated), hot (L2-resident) and cold with its ratio to the copy,
 // the rotation and the run-to-run noise, and the chosen variant; and where in
-// the variant space the time goes (with the heatmaps of report/heatmap_svg.hpp).
+// the variant space the time goes (with the heatmaps of report/heatmap_svg.hpp);
+// and what the table buys against the framework's hand rule (report/table_buys.hpp).
 #pragma once
 #include <string>
 #include <vector>

@@ -13,6 +13,7 @@
 
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
+#include "store/sweep_file.hpp"
 
 namespace exactune {
 
@@ -92,6 +93,17 @@ std::vector<HeuristicsFile> load_swept_heuristics(const fs::path& reports) {
   std::vector<HeuristicsFile> files;
   for (const fs::path& path : paths) files.push_back({path.string(), load_heuristics_file(path.string())});
   return files;
+}
+
+std::vector<SweptFamily> load_sweeps_beside(const std::vector<HeuristicsFile>& files) {
+  std::vector<SweptFamily> swept;
+  for (const HeuristicsFile& f : files) {
+    const fs::path sweep = fs::path(f.path).parent_path() / "sweep.yaml";
+    std::error_code ec;
+    if (!fs::is_regular_file(sweep, ec)) continue;
+    swept.push_back({sweep.string(), read_sweep_file(sweep), f.heuristics});
+  }
+  return swept;
 }
 
 std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables) {

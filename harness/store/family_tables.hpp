@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <exactune/results.hpp>
+
 #include "store/defaults_record.hpp"
 #include "store/heuristics.hpp"
 
@@ -74,6 +76,18 @@ FamilyTables family_tables(const std::vector<HeuristicsFile>& files);
 // exactune::input_error "<file>:<line>: ...". Throws exactune::input_error
 // when `reports` is no folder or holds no such file.
 std::vector<HeuristicsFile> load_swept_heuristics(const std::filesystem::path& reports);
+
+// A GPU's sweep of one family with the heuristics.yaml beside it: what the page
+// of what the tables buy (report/table_buys.hpp) sets side by side.
+struct SweptFamily {
+  std::string path;  // the sweep.yaml, for the errors that name it
+  SweepResults results;
+  Heuristics heuristics;
+};
+
+// For each of `files` with a sweep.yaml beside it, that sweep read strictly
+// (a file that fails throws its exactune::input_error), in the order of `files`.
+std::vector<SweptFamily> load_sweeps_beside(const std::vector<HeuristicsFile>& files);
 
 // `files` grouped into one FamilyTables per family, the families in
 // FamilyRegistry order.

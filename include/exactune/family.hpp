@@ -83,6 +83,18 @@ struct SizeFallback {
   int alignment = 0;  // bytes every input address and row stride must be a multiple of; 0: none
 };
 
+// A serving framework's hand-written launch rule for one problem, stated in
+// exactune's space: what the tables are measured against ("what the table
+// buys"). `rule` is the framework's own words; `configuration` is the one
+// exactune variant that launches as the framework's kernel does, the axes the
+// rule does not fix set to what that kernel does; `why` says how each was set.
+struct FrameworkRule {
+  std::string framework;  // e.g. "SGLang"
+  std::string rule;       // e.g. "num_warps = 4 if hidden >= 2048 else 2, ROWS = 2"
+  Configuration configuration;
+  std::string why;  // one or two sentences, for the reports
+};
+
 // The axes of the summary's heatmaps: the best exact variant per cell of
 // columns x rows, one panel per value of `panels` ("" for a single panel).
 struct HeatmapAxes {
@@ -164,6 +176,14 @@ class KernelFamily {
   virtual std::string not_chosen_because(const std::vector<Param>& params) const {
     (void)params;
     return {};
+  }
+  // The serving framework's hand rule for this problem, mapped into the
+  // family's space; none where no framework has one (the reports say "no
+  // framework rule" rather than invent one). The configuration need not be a
+  // valid variant at the shape's size: the reports say so where it is not.
+  virtual std::optional<FrameworkRule> framework_rule(const Shape& shape) const {
+    (void)shape;
+    return std::nullopt;
   }
 };
 

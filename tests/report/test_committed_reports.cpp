@@ -127,7 +127,8 @@ TEST_CASE("committed reports/tables/ is what reports/*/*/heuristics.yaml and the
   const fs::path committed = kReports / "tables";
   REQUIRE(fs::is_directory(committed));
   INFO("regenerate with `exactune tables`");
-  std::vector<exactune::FamilyTables> families = exactune::tables_by_family(exactune::load_swept_heuristics(kReports));
+  const std::vector<exactune::HeuristicsFile> heuristics = exactune::load_swept_heuristics(kReports);
+  std::vector<exactune::FamilyTables> families = exactune::tables_by_family(heuristics);
   // Each family's record of verified defaults is an input (exactune verify-defaults writes it), not an output.
   std::vector<fs::path> generated;
   for (exactune::FamilyTables& t : families) {
@@ -135,7 +136,7 @@ TEST_CASE("committed reports/tables/ is what reports/*/*/heuristics.yaml and the
     CHECK(t.defaults_record.has_value());
     generated.push_back(exactune::defaults_record_path(t.family));
   }
-  for (const exactune::GeneratedFile& f : exactune::tables_files(families)) {
+  for (const exactune::GeneratedFile& f : exactune::tables_files(families, exactune::load_sweeps_beside(heuristics))) {
     INFO(f.path.string());
     CHECK(bytes_of(committed / f.path) == f.text);
     generated.push_back(f.path);

@@ -186,6 +186,18 @@ class ToyFamily final : public KernelFamily {
              16}};
   }
   HeatmapAxes heatmap_axes() const override { return {"threads", "result", "vector"}; }
+  // A made-up framework's rule, so that the core's tests exercise the hook:
+  // one warp and 4 elements a step below a length of 3072, else 64 threads
+  // and 8 elements a step.
+  std::optional<FrameworkRule> framework_rule(const Shape& shape) const override {
+    const bool long_row = shape.size >= 3072;
+    const std::vector<Param> params = {
+        {"threads", long_row ? "64" : "32"}, {"vector", long_row ? "8" : "4"}, {"result", "right"}};
+    return FrameworkRule{"ToyServe",
+                         "threads = 64 if length >= 3072 else 32, vector as threads / 8",
+                         {variant_name(params), params},
+                         "the result right, as ToyServe's kernel computes it"};
+  }
 };
 
 }  // namespace

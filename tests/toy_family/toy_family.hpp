@@ -4,7 +4,8 @@
 // it, and gives the core's tests a space small enough to read: three axes
 // (threads, elements a step, and a result that is wrong on purpose), a size
 // fallback (8 elements a step need a length that is a multiple of 8 and 16-byte
-// aligned data, else 4 serve) and a real-valued parameter with a default.
+// aligned data, else 4 serve), a real-valued parameter with a default and a
+// made-up serving framework's launch rule (KernelFamily::framework_rule).
 #pragma once
 #include <string>
 

@@ -117,3 +117,20 @@ TEST_CASE("variant requests instantiate the fused template with the variant's pa
                  "exactune_kernels::modulation_late, exactune_kernels::elementwise_float32, "
                  "exactune_kernels::grid_full>"));
 }
+
+// SGLang's hand rule (num_warps = 4 if hidden >= 2048 else 2, ROWS = 2) in this
+// space, the open axes as its Triton kernel runs: peeled where the row leaves a
+// partial chunk, predicated (the same kernel) where it leaves none.
+TEST_CASE("layer_norm_modulate: SGLang's rule maps to w4_r2 from hidden 2048, w2_r2 below", "[space][framework_rule]") {
+  const KernelFamily& family = layer_norm_modulate_family();
+  const auto rule_at = [&](int hidden) {
+    const std::optional<FrameworkRule> rule = family.framework_rule(modulate_shape("s", 2, 1024, hidden, 1e-6));
+    REQUIRE(rule.has_value());
+    CHECK(rule->framework == "SGLang");
+    CHECK(family.exclusion(rule->configuration.params, hidden).empty());
+    return rule->configuration.variant;
+  };
+  CHECK(rule_at(2240) == "w4_r2_peeled_v8_reload_rcp_late_f32_full");
+  CHECK(rule_at(3072) == "w4_r2_predicated_v8_reload_rcp_late_f32_full");
+  CHECK(rule_at(1152) == "w2_r2_peeled_v8_reload_rcp_late_f32_full");
+}

@@ -227,3 +227,11 @@ TEST_CASE("the input memory is torch's y.permute(0, 2, 1) of a contiguous (B, C,
       for (int n = 0; n < 3; ++n) CHECK(memory[b * 12 + c * 3 + n] == 100 * b + 10 * n + c);
   CHECK(transpose_batches(memory, 2, 4, 3) == logical);
 }
+
+// SGLang's fused kernel takes a contiguous x only: a token-major x has no
+// framework rule, and the reports say so.
+TEST_CASE("token-major: no framework rule", "[space][framework_rule]") {
+  CHECK_FALSE(FamilyRegistry::find("layer_norm_modulate_token_major")
+                  .framework_rule(token_major_shape("s", 2, 1024, 2240, 1e-6))
+                  .has_value());
+}

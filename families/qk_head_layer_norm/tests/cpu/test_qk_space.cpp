@@ -30,3 +30,15 @@ TEST_CASE("variant requests instantiate the fused template with the variant's va
         "exactune_kernels::qk_grid_split>");
   CHECK(r.target == "sm_90");
 }
+
+// SGLang's launch (ROWS = 64, num_warps = 2) in this space; at head_dim 64 and
+// 128 it is no variant (a thread per row stands in for too many aten lanes),
+// which the reports say rather than time another configuration.
+TEST_CASE("qk_head_layer_norm: SGLang's rule maps to w2_r64_v8_rcp_joint", "[space][framework_rule]") {
+  const KernelFamily& family = qk_head_layer_norm_family();
+  const std::optional<FrameworkRule> rule = family.framework_rule(qk_head_shape("s", 2, 1024, 70, 32, 1e-6));
+  REQUIRE(rule.has_value());
+  CHECK(rule->configuration.variant == "w2_r64_v8_rcp_joint");
+  CHECK(family.exclusion(rule->configuration.params, 32).empty());
+  CHECK_FALSE(family.exclusion(rule->configuration.params, 128).empty());
+}
