@@ -195,10 +195,11 @@ std::string table_vs_rule_page(const std::vector<SweptFamily>& swept) {
           others.push_back(fmt::format("{}: {} {} ({})", markdown_text(other->heuristics.device.slug),
                                        choice_text(theirs), us_text(here), over_table(here, c.table)));
         }
-        fmt::format_to(std::back_inserter(out), "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       markdown_text(g->heuristics.device.slug), c.shape, c.size, c.rows, c.chosen, c.chosen_us,
-                       c.rule, c.rule_us, c.ratio,
-                       others.empty() ? std::string("no other GPU swept yet") : fmt::format("{}", fmt::join(others, "; ")));
+        fmt::format_to(
+            std::back_inserter(out), "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            markdown_text(g->heuristics.device.slug), c.shape, c.size, c.rows, c.chosen, c.chosen_us, c.rule, c.rule_us,
+            c.ratio,
+            others.empty() ? std::string("no other GPU swept yet") : fmt::format("{}", fmt::join(others, "; ")));
       }
     }
   }

@@ -45,27 +45,32 @@ TEST_CASE("summary.md says what the table buys against the framework rule, shape
   INFO(section);
   CHECK(section.rfind("## What the table buys\n\nPer shape, the hot (rotated) median (µs)", 0) == 0);
   CHECK(contains(section, "ratio within one sweep on one GPU"));
-  CHECK(contains(section, "ToyServe's rule: `threads = 64 if length >= 3072 else 32, vector as threads / 8`. "
-                          "Its configuration in exactune's space: the result right"));
-  CHECK(contains(section, "| shape | length | rows | table's choice | µs | framework rule's configuration | µs | "
-                          "rule/table |\n"));
+  CHECK(contains(section,
+                 "ToyServe's rule: `threads = 64 if length >= 3072 else 32, vector as threads / 8`. "
+                 "Its configuration in exactune's space: the result right"));
+  CHECK(contains(section,
+                 "| shape | length | rows | table's choice | µs | framework rule's configuration | µs | "
+                 "rule/table |\n"));
   // Timed both: the rule's 32.00 over the table's 30.00.
-  CHECK(contains(section, fmt::format("| big | 2240 | 8192 | `{}` | 30.00 | `{}` | 32.00 | 1.07 |\n", kLarge, kDefault)));
+  CHECK(
+      contains(section, fmt::format("| big | 2240 | 8192 | `{}` | 30.00 | `{}` | 32.00 | 1.07 |\n", kLarge, kDefault)));
   CHECK(contains(section, fmt::format("| long-4096 | 3072 | 4096 | `{0}` | 20.00 | `{0}` | 20.00 | 1.00 |\n", kWide)));
   // Never timed, screened out, not exact, no variant at the size.
   CHECK(contains(section, fmt::format("| `{}` | not timed in this sweep | — |\n", kDefault)));
   CHECK(contains(section, fmt::format("| `{}` | not timed in this sweep (screened out in round 1) | — |\n", kDefault)));
-  CHECK(contains(section, fmt::format("| mid | 2240 | 2048 | `{}` | not exact | `{}` | not exact | — |\n", kDefault,
-                                      kDefault)));
-  CHECK(contains(section, "| `t64_v8_right` | not timed in this sweep: no variant at length 3076 (8 elements a step "
-                          "cannot tile a row of 3076) | — |\n"));
+  CHECK(contains(section,
+                 fmt::format("| mid | 2240 | 2048 | `{}` | not exact | `{}` | not exact | — |\n", kDefault, kDefault)));
+  CHECK(contains(section,
+                 "| `t64_v8_right` | not timed in this sweep: no variant at length 3076 (8 elements a step "
+                 "cannot tile a row of 3076) | — |\n"));
   // And summary.md holds it.
   CHECK(contains(summary_markdown(r, h), "\n## What the table buys\n"));
 }
 
-TEST_CASE("the page of what the tables buy: one GPU says no other is swept, two set each one's choice in the other's "
-          "sweep",
-          "[tables][table_buys]") {
+TEST_CASE(
+    "the page of what the tables buy: one GPU says no other is swept, two set each one's choice in the other's "
+    "sweep",
+    "[tables][table_buys]") {
   const SweepResults h200 = recorded_sweep();
   std::vector<SweptFamily> swept = {{"reports/nvidia-h200/toy_double/sweep.yaml", h200, choose_heuristics(h200)}};
   const std::string one = table_vs_rule_page(swept);
@@ -74,9 +79,10 @@ TEST_CASE("the page of what the tables buy: one GPU says no other is swept, two 
         0);
   CHECK(contains(one, "every ratio is within one sweep on one GPU"));
   CHECK(contains(one, "\n## toy_double\n\nToyServe's rule:"));
-  CHECK(contains(one, fmt::format("| nvidia-h200 | big | 2240 | 8192 | `{}` | 30.00 | `{}` | 32.00 | 1.07 | no other GPU "
-                                  "swept yet |\n",
-                                  kLarge, kDefault)));
+  CHECK(
+      contains(one, fmt::format("| nvidia-h200 | big | 2240 | 8192 | `{}` | 30.00 | `{}` | 32.00 | 1.07 | no other GPU "
+                                "swept yet |\n",
+                                kLarge, kDefault)));
 
   // A second GPU on which the one-warp default wins the 8192-row bucket.
   SweepResults h100 = recorded_sweep();
