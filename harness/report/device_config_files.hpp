@@ -24,7 +24,7 @@ namespace exactune {
 std::string device_name_in_file(std::string_view device_name);
 // "device_name=NVIDIA_H200.exactune.json": the file of what the framework files leave out.
 std::string device_file_name(std::string_view device_name);
-// "hidden=2240,device_name=NVIDIA_H200.json": a framework's config file of one size.
+// "<size>=2240,device_name=NVIDIA_H200.json" (e.g. length=2240): a framework's config file of one size.
 std::string framework_config_file_name(std::string_view size_parameter, int size, std::string_view device_name);
 
 struct DeviceConfigFile {

@@ -90,7 +90,7 @@ struct SizeFallback {
 // rule does not fix set to what that kernel does; `why` says how each was set.
 struct FrameworkRule {
   std::string framework;  // e.g. "SGLang"
-  std::string rule;       // e.g. "num_warps = 4 if hidden >= 2048 else 2, ROWS = 2"
+  std::string rule;       // in the framework's words, e.g. "ROWS = 64, num_warps = 2"
   Configuration configuration;
   std::string why;  // one or two sentences, for the reports
 };

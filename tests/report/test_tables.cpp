@@ -131,8 +131,8 @@ TEST_CASE("a family's tables refuse other families, a device twice and another g
 TEST_CASE("per-device files are named as serving frameworks name them, and never leave their folder", "[tables]") {
   CHECK(device_file_name("NVIDIA H200") == "device_name=NVIDIA_H200.exactune.json");
   CHECK(framework_config_file_name("length", 2240, "NVIDIA H200") == "length=2240,device_name=NVIDIA_H200.json");
-  CHECK(framework_config_file_name("hidden", 3072, "NVIDIA A100-SXM4-80GB") ==
-        "hidden=3072,device_name=NVIDIA_A100-SXM4-80GB.json");
+  CHECK(framework_config_file_name("rows_n", 3072, "NVIDIA A100-SXM4-80GB") ==
+        "rows_n=3072,device_name=NVIDIA_A100-SXM4-80GB.json");
   CHECK(device_name_in_file("a/b c") == "a_b_c");
   CHECK(device_name_in_file("../x\\y") == ".._x_y");
 
@@ -316,6 +316,8 @@ TEST_CASE("exactune tables writes the tables of every heuristics.yaml under --re
       names.push_back(fmt::format("toy_double/{}device_name={}.json", size, gpu));
     names.push_back(fmt::format("toy_double/device_name={}.exactune.json", gpu));
   }
+  // What the tables buy, from the sweep.yaml beside each heuristics.yaml: here none.
+  names.push_back("table_vs_rule.md");
   for (const std::string& name : names) {
     INFO(name);
     CHECK(contains(r.output, fmt::format("wrote {}\n", (out / name).string())));
@@ -323,6 +325,7 @@ TEST_CASE("exactune tables writes the tables of every heuristics.yaml under --re
   CHECK(count_of(r.output, "wrote ") == names.size());
   CHECK(read_text(out / kTablesJsonFile) == emit_tables_json(families));
   CHECK(read_text(out / kTablesHeaderFile) == emit_tables_header(families));
+  CHECK(contains(read_text(out / "table_vs_rule.md"), "No sweep.yaml lies beside any heuristics.yaml"));
 
   SECTION("--out defaults to <reports>/tables, which the next run skips as it holds no heuristics.yaml") {
     for (int run = 0; run < 2; ++run) {
