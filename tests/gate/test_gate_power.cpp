@@ -17,26 +17,14 @@
 #include "util/text_file.hpp"
 
 using namespace exactune;
-using exactune_test::sampled;
-using exactune_test::sampled_timing;
 using exactune_test::samples_around;
 
 namespace {
 
+// A run of the toy: "fast" `slowdown` slower than 10 us; seed_shift moves the samples' count and order.
 SweepResults run_at(double slowdown, int seed_shift = 0) {
-  SweepResults r;
-  r.family = "toy_double";
-  r.reference_recipe = "toy-1";
-  r.device.name = "NVIDIA H200";
-  r.device.arch = "sm_90";
-  ShapeResult s;
-  s.shape.name = "s";
-  // The samples' order moves with seed_shift, their values with the slowdown.
-  std::vector<double> fast = samples_around(10.0 * (1 + slowdown), 0.02, 31 + seed_shift);
-  s.variants.push_back(sampled("fast", fast));
-  s.copy_rotated = sampled_timing(samples_around(4.0, 0.02));
-  r.shapes.push_back(std::move(s));
-  return r;
+  return exactune_test::sampled_run(samples_around(10.0 * (1 + slowdown), 0.02, 31 + seed_shift),
+                                    samples_around(4.0, 0.02));
 }
 
 }  // namespace

@@ -13,27 +13,10 @@
 #include "support/sampled_timings.hpp"
 
 using namespace exactune;
-using exactune_test::sampled;
-using exactune_test::sampled_timing;
+using exactune_test::sampled_run;
 using exactune_test::samples_around;
 
 namespace {
-
-// One run of the toy's sweep: shape "s", its chosen configuration "fast" and
-// its copy, both timed hot with samples.
-SweepResults run(std::vector<double> fast_us, std::vector<double> copy_us) {
-  SweepResults r;
-  r.family = "toy_double";
-  r.reference_recipe = "toy-1";
-  r.device.name = "NVIDIA H200";
-  r.device.arch = "sm_90";
-  ShapeResult s;
-  s.shape.name = "s";
-  s.variants.push_back(sampled("fast", std::move(fast_us)));
-  s.copy_rotated = sampled_timing(std::move(copy_us));
-  r.shapes.push_back(std::move(s));
-  return r;
-}
 
 GateChange change_of(const GateReport& report) {
   REQUIRE(report.findings.size() == 1);
@@ -43,16 +26,16 @@ GateChange change_of(const GateReport& report) {
 }  // namespace
 
 TEST_CASE("ambiguous leads to a re-measure, and the pooled samples decide", "[gate][remeasure]") {
-  const SweepResults baseline = run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
+  const SweepResults baseline = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
   // The candidate's first run caught 5 noisy samples of a real +8%: too wide to tell.
-  SweepResults candidate = run(samples_around(10.8, 0.5, 5), samples_around(4.0, 0.02, 5));
+  SweepResults candidate = sampled_run(samples_around(10.8, 0.5, 5), samples_around(4.0, 0.02, 5));
   const GateReport first = compare_sweeps(baseline, candidate, {});
   CHECK(change_of(first) == GateChange::ambiguous);
   CHECK(shapes_to_remeasure(first) == std::vector<std::string>{"s"});
 
   // Two more runs, the second on a GPU clocked 10% lower: against its copy, the same figure.
-  pool_remeasured(candidate, run(samples_around(10.8, 0.02), samples_around(4.0, 0.02)));
-  pool_remeasured(candidate, run(samples_around(11.88, 0.02), samples_around(4.4, 0.02)));
+  pool_remeasured(candidate, sampled_run(samples_around(10.8, 0.02), samples_around(4.0, 0.02)));
+  pool_remeasured(candidate, sampled_run(samples_around(11.88, 0.02), samples_around(4.4, 0.02)));
   CHECK(candidate.shapes[0].variants[0].rotated->samples == 65);
   CHECK(candidate.shapes[0].variants[0].rotated->samples_us.size() == 65);
   CHECK(candidate.shapes[0].copy_rotated->samples == 65);
@@ -63,16 +46,16 @@ TEST_CASE("ambiguous leads to a re-measure, and the pooled samples decide", "[ga
 }
 
 TEST_CASE("a decided figure names nothing to re-measure, and no change stays same when pooled", "[gate][remeasure]") {
-  const SweepResults baseline = run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
-  SweepResults candidate = run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
+  const SweepResults baseline = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
+  SweepResults candidate = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
   CHECK(shapes_to_remeasure(compare_sweeps(baseline, candidate, {})).empty());
-  pool_remeasured(candidate, run(samples_around(11.0, 0.02), samples_around(4.4, 0.02)));
+  pool_remeasured(candidate, sampled_run(samples_around(11.0, 0.02), samples_around(4.4, 0.02)));
   CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::within_noise);
 }
 
 TEST_CASE("runs that differ in family, GPU, seed or recipe do not pool, summaries are left alone",
           "[gate][remeasure]") {
-  SweepResults candidate = run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
+  SweepResults candidate = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
   SweepResults other = candidate;
   other.device.name = "NVIDIA H100";
   REQUIRE_THROWS_WITH(pool_remeasured(candidate, other),

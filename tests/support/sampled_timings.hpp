@@ -1,6 +1,7 @@
 // Figures with samples, for the tests of what compares timings (the gate, its
-// re-measuring, the chooser): a variant timed with given samples, and samples
-// spread evenly around a median, deterministic and in no sorted order.
+// re-measuring, its power, the chooser): a variant timed with given samples, a
+// one-shape run of such figures, and samples spread evenly around a median,
+// deterministic and in no sorted order.
 #pragma once
 #include <string>
 #include <utility>
@@ -38,6 +39,22 @@ inline exactune::VariantResult sampled(const std::string& name, std::vector<doub
   v.cases_passed = v.cases_total = 8;
   v.rotated = sampled_timing(std::move(samples_us));
   return v;
+}
+
+// One run of the toy's sweep on an H200: shape "s", its configuration "fast"
+// and its copy, both timed hot (rotated) with these samples.
+inline exactune::SweepResults sampled_run(std::vector<double> fast_us, std::vector<double> copy_us) {
+  exactune::SweepResults r;
+  r.family = "toy_double";
+  r.reference_recipe = "toy-1";
+  r.device.name = "NVIDIA H200";
+  r.device.arch = "sm_90";
+  exactune::ShapeResult s;
+  s.shape.name = "s";
+  s.variants.push_back(sampled("fast", std::move(fast_us)));
+  s.copy_rotated = sampled_timing(std::move(copy_us));
+  r.shapes.push_back(std::move(s));
+  return r;
 }
 
 }  // namespace exactune_test

@@ -146,16 +146,11 @@ TEST_CASE("tile variants are refused where their tile would not fit in a CTA's s
 
 TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, over its tiles' tokens",
           "[token_major_space]") {
-  const TokenMajorConfig lanes = TokenMajorConfig::decode({{"read", "lanes"},
-                                                           {"num_warps", "8"},
-                                                           {"rows_per_cta", "1"},
-                                                           {"vector_bytes", "8"},
-                                                           {"modulation", "early"},
-                                                           {"grid", "full"},
-                                                           {"tile_tokens", "8"},
-                                                           {"tile_layout", "padded"},
-                                                           {"token_bytes", "8"},
-                                                           {"tiles_per_cta", "2"}});
+  const std::vector<Param> params = {{"read", "lanes"},     {"num_warps", "8"},        {"rows_per_cta", "1"},
+                                     {"vector_bytes", "8"}, {"modulation", "early"},   {"grid", "full"},
+                                     {"tile_tokens", "8"},  {"tile_layout", "padded"}, {"token_bytes", "8"},
+                                     {"tiles_per_cta", "2"}};
+  const TokenMajorConfig lanes = TokenMajorConfig::decode(params);
   CHECK(lanes.run_threads() == 2);
   CHECK(lanes.cta_tokens() == 16);
   // The staged next tile: 5 rounds of 4 channels, a run of 8 bytes for each of 256 threads.
@@ -167,16 +162,7 @@ TEST_CASE("a lanes variant's CTA is 128 threads for each thread sharing a lane, 
   TokenMajorConfig one_tile = lanes;
   one_tile.tiles_per_cta = 1;
   CHECK(one_tile.tile_bytes(2240) == 0);
-  CHECK(family().variant_name({{"read", "lanes"},
-                               {"num_warps", "8"},
-                               {"rows_per_cta", "1"},
-                               {"vector_bytes", "8"},
-                               {"modulation", "early"},
-                               {"grid", "full"},
-                               {"tile_tokens", "8"},
-                               {"tile_layout", "padded"},
-                               {"token_bytes", "8"},
-                               {"tiles_per_cta", "2"}}) == "lanes8x2_n8_w8_early");
+  CHECK(family().variant_name(params) == "lanes8x2_n8_w8_early");
   // Every valid lanes variant at Sana's hidden: warps follow the sharing, a
   // thread holds no more than 96 registers of x, and the staged tile fits in
   // the 227 KiB of shared memory a CTA may hold.
