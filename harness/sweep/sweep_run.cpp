@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "backends/gpu/device_info.hpp"
+#include "strategies/anchored_search.hpp"
 #include "sweep/step_records.hpp"
 #include "sweep/timing_steps.hpp"
 #include "time/rotation.hpp"
@@ -128,14 +129,21 @@ void SweepRun::prepare_timing() {
 }
 
 // Per shape: the copy and the reference chain, then the exact variants the
-// search strategy keeps after its screens, each timed fully in every regime.
+// search strategy keeps after its screens, each timed fully in every regime,
+// and the serving framework's configuration (an anchor: the reports compare
+// the table's choice against it), timed fully whatever the screens.
 void SweepRun::time() {
   for (ShapeResult& s : results_.shapes) {
     s.rotation = plan_rotation(s.bytes_moved, results_.device.l2_bytes).rotation;
     time_baselines(s);
     const std::vector<std::string> exact = exact_variants(s);
-    const SearchDecision decision = strategy_->decide(exact, std::bind_front(&SweepRun::screen, this, std::ref(s)),
-                                                      SearchContext{std::max(1, options_.retime_top + 1)});
+    std::vector<std::string> anchors;
+    if (const std::optional<FrameworkRule> rule = family_.framework_rule(s.shape)) {
+      anchors.push_back(rule->configuration.variant);
+    }
+    const SearchDecision decision =
+        decide_with_anchors(*strategy_, exact, anchors, std::bind_front(&SweepRun::screen, this, std::ref(s)),
+                            SearchContext{std::max(1, options_.retime_top + 1)});
     for (const CutVariant& cut : decision.cut) {
       variant_named(s, cut.variant).screened_out = ScreenedOut{cut.round, cut.screen.timings};
     }

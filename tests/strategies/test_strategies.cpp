@@ -20,6 +20,7 @@
 #include "choose/chooser.hpp"
 #include "report/summary_report.hpp"
 #include "store/sweep_file.hpp"
+#include "strategies/anchored_search.hpp"
 #include "strategies/builtin_strategies.hpp"
 #include "strategies/strategy_registry.hpp"
 #include "support/recorded_sweep.hpp"
@@ -363,4 +364,30 @@ TEST_CASE(
     CHECK_FALSE(recorded::contains(summary_markdown(r, choose_heuristics(r)), "Search strategy"));
   }
   CHECK(format_3 > 0);
+}
+
+TEST_CASE("an anchor is timed fully and never screened, the strategy deciding over the others alone",
+          "[strategies]") {
+  FakeScreens screens;
+  // The anchor is by far the slowest: successive halving would cut it in round 1.
+  screens.figure = {{"a", 1.0}, {"b", 1.1}, {"c", 3.0}, {"d", 3.1}, {"e", 3.2}, {"f", 3.3},
+                    {"g", 3.4}, {"h", 3.5}, {"rule", 9.0}};
+  const std::vector<std::string> variants = screens.names();
+  const SearchDecision alone = halving().decide(variants, screens.measure(), SearchContext{2});
+  REQUIRE(std::any_of(alone.cut.begin(), alone.cut.end(), [](const CutVariant& c) { return c.variant == "rule"; }));
+  screens.calls.clear();
+  const SearchDecision d =
+      decide_with_anchors(halving(), variants, {"rule", "not_exact_here"}, screens.measure(), SearchContext{2});
+  check_partition(d, variants);
+  CHECK(d.fully_timed.back() == "rule");
+  CHECK_FALSE(holds(d.fully_timed, "not_exact_here"));
+  CHECK(std::none_of(screens.calls.begin(), screens.calls.end(),
+                     [](const auto& call) { return std::get<0>(call) == "rule"; }));
+  // Without the anchor, the same screens give the same decision over the rest.
+  std::vector<std::string> rest = variants;
+  std::erase(rest, "rule");
+  const SearchDecision over_rest = halving().decide(rest, screens.measure(), SearchContext{2});
+  std::vector<std::string> timed_rest = d.fully_timed;
+  timed_rest.pop_back();
+  CHECK(timed_rest == over_rest.fully_timed);
 }
