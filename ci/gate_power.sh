@@ -6,20 +6,44 @@
 # REPORTS/gate_power.json; then the reports are made again so summary.md
 # shows it. The levels run interleaved (none, +3%, +5%, +10%, none, ...) so
 # that a GPU warming over the runs biases no level.
-#   usage: ci/gate_power.sh EXACTUNE FAMILY REPORTS RUNS WORK
+#
+# Long work, cut short safely: gate_power.json is rewritten after every round
+# from the runs done so far, so a run stopped at any point leaves a result;
+# runs already in WORK (their sweep.yaml written) are not run again, so a
+# second call with the same WORK resumes; and with SECONDS_BUDGET no round
+# starts that the last round's duration says would not end within it.
+#   usage: ci/gate_power.sh EXACTUNE FAMILY REPORTS RUNS WORK [SECONDS_BUDGET]
 #   RUNS: runs per level (the issue asks 20 for the first family, 10 for the others)
 set -euo pipefail
-bin=${1:?usage: ci/gate_power.sh EXACTUNE FAMILY REPORTS RUNS WORK}
+bin=${1:?usage: ci/gate_power.sh EXACTUNE FAMILY REPORTS RUNS WORK [SECONDS_BUDGET]}
 family=${2:?family}
 reports=${3:?reports folder of the family}
 runs=${4:?runs per level}
 work=${5:?work folder}
+budget=${6:-0}
 levels=(0 0.03 0.05 0.10)
 mkdir -p "$work"
+start=$(date +%s)
 specs=()
+summarise() {
+  [ ${#specs[@]} -gt 0 ] || return 0
+  "$bin" gate-power --baseline "$reports/sweep.yaml" --heuristics "$reports/heuristics.yaml" \
+    --out "$reports/gate_power.json" "${specs[@]}" >"$work/gate-power.txt"
+}
+round_s=0
 for ((i = 1; i <= runs; i++)); do
+  elapsed=$(($(date +%s) - start))
+  if [ "$budget" -gt 0 ] && [ $((elapsed + round_s + round_s / 5)) -gt "$budget" ]; then
+    echo "gate power: $family stopped before round $i of $runs: a round takes about $round_s s, $((budget - elapsed)) s of the budget left; run again with the same work folder to resume"
+    break
+  fi
+  round_start=$(date +%s)
   for level in "${levels[@]}"; do
     out="$work/$level-$i"
+    if [ -f "$out/sweep.yaml" ]; then
+      specs+=("$level:$out/sweep.yaml")
+      continue
+    fi
     plant=()
     [ "$level" != 0 ] && plant=(--plant-slowdown "$level")
     if "$bin" sweep --family "$family" --only "$reports/heuristics.yaml" --out "$out" "${plant[@]}" \
@@ -30,8 +54,10 @@ for ((i = 1; i <= runs; i++)); do
       tail -5 "$out.log" >&2
     fi
   done
-  echo "gate power: $family round $i of $runs done"
+  round_s=$(($(date +%s) - round_start))
+  summarise
+  echo "gate power: $family round $i of $runs done ($round_s s)"
 done
-"$bin" gate-power --baseline "$reports/sweep.yaml" --heuristics "$reports/heuristics.yaml" \
-  --out "$reports/gate_power.json" "${specs[@]}"
+summarise
+cat "$work/gate-power.txt" 2>/dev/null
 "$bin" report --from "$reports/sweep.yaml" --out "$reports" >/dev/null

@@ -164,7 +164,10 @@ for stage in "${stages[@]}"; do
       # EXACTUNE_GATE_POWER_REPORTS/<family> (default the committed reports of
       # this GPU model, copied under $OUT/reports so the product comes back);
       # EXACTUNE_GATE_POWER_RUNS runs per level (default 20 for the first family,
-      # 10 for the others).
+      # 10 for the others); EXACTUNE_GATE_POWER_SECONDS, a time budget per
+      # family (no round starts that would overrun it). The runs are kept in
+      # EXACTUNE_GATE_POWER_WORK (default /tmp/exactune-gate-power), outside
+      # $OUT, so that a second call on the same machine resumes them.
       slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
       first=${families%% *}
       for family in $families; do
@@ -174,8 +177,10 @@ for stage in "${stages[@]}"; do
           cp "${EXACTUNE_GATE_POWER_REPORTS:-reports/$slug}/$family/"* "$reports/"
         fi
         runs=${EXACTUNE_GATE_POWER_RUNS:-$([ "$family" = "$first" ] && echo 20 || echo 10)}
-        bash ci/gate_power.sh "$bin" "$family" "$reports" "$runs" "$OUT/gate-power/$family" \
+        bash ci/gate_power.sh "$bin" "$family" "$reports" "$runs" \
+          "${EXACTUNE_GATE_POWER_WORK:-/tmp/exactune-gate-power}/$family" "${EXACTUNE_GATE_POWER_SECONDS:-0}" \
           >"$OUT/gate-power-$family.log" 2>&1 || status=1
+        pack
         note "gate power $family: $(grep -E '^planted' "$OUT/gate-power-$family.log" | paste -sd';') ($(( $(date +%s) - t0 )) s)"
       done
       ;;
