@@ -366,12 +366,11 @@ TEST_CASE(
   CHECK(format_3 > 0);
 }
 
-TEST_CASE("an anchor is timed fully and never screened, the strategy deciding over the others alone",
-          "[strategies]") {
+TEST_CASE("an anchor is timed fully and never screened, the strategy deciding over the others alone", "[strategies]") {
   FakeScreens screens;
   // The anchor is by far the slowest: successive halving would cut it in round 1.
-  screens.figure = {{"a", 1.0}, {"b", 1.1}, {"c", 3.0}, {"d", 3.1}, {"e", 3.2}, {"f", 3.3},
-                    {"g", 3.4}, {"h", 3.5}, {"rule", 9.0}};
+  screens.figure = {{"a", 1.0}, {"b", 1.1}, {"c", 3.0}, {"d", 3.1},   {"e", 3.2},
+                    {"f", 3.3}, {"g", 3.4}, {"h", 3.5}, {"rule", 9.0}};
   const std::vector<std::string> variants = screens.names();
   const SearchDecision alone = halving().decide(variants, screens.measure(), SearchContext{2});
   REQUIRE(std::any_of(alone.cut.begin(), alone.cut.end(), [](const CutVariant& c) { return c.variant == "rule"; }));
