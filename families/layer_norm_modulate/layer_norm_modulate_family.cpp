@@ -77,10 +77,13 @@ class LayerNormModulateFamily final : public KernelFamily {
 
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
     const ModulateProblem p = ModulateProblem::of(shape);
-    // The first batch elements, then as many of their tokens as fit: a row of
-    // each batch kept reads each batch's own scale and shift.
-    const std::int64_t batch = std::min<std::int64_t>(p.batch, rows);
-    const std::int64_t tokens = std::min<std::int64_t>(p.tokens, (rows + batch - 1) / batch);
+    if (rows >= shape.rows()) return shape;
+    // Exactly `rows` rows: as many batch elements as divide them (each reads
+    // its own scale and shift row), each with an equal share of tokens, which
+    // may pass the shape's own count where the batch cannot divide the rows.
+    const RowSplit split = split_rows(rows, p.batch);
+    const std::int64_t batch = split.outer;
+    const std::int64_t tokens = split.inner;
     Shape cut = shape;
     for (ShapeParameter& parameter : cut.parameters) {
       if (parameter.name == "batch") parameter.value = static_cast<double>(batch);

@@ -85,14 +85,19 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 
   std::string default_shapes_path() const override { return "shapes/qk_head_layer_norm.yaml"; }
 
-  // Fewer tokens, every batch element and head kept (at least one token).
+  // Exactly `rows` head rows per tensor: as many heads as divide them, then
+  // as many batch elements as divide the rest, then tokens (which may pass the
+  // shape's own count where heads and batch cannot divide the rows).
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
     const QkHeadProblem p = QkHeadProblem::of(shape);
-    const std::int64_t per_token = static_cast<std::int64_t>(p.batch) * p.heads;
-    const std::int64_t tokens = std::clamp<std::int64_t>(rows / per_token, 1, p.tokens);
+    if (rows >= shape.rows()) return shape;
+    const RowSplit by_head = split_rows(rows, p.heads);
+    const RowSplit by_batch = split_rows(by_head.inner, p.batch);
     Shape cut = shape;
     for (ShapeParameter& parameter : cut.parameters) {
-      if (parameter.name == "tokens") parameter.value = static_cast<double>(tokens);
+      if (parameter.name == "heads") parameter.value = static_cast<double>(by_head.outer);
+      if (parameter.name == "batch") parameter.value = static_cast<double>(by_batch.outer);
+      if (parameter.name == "tokens") parameter.value = static_cast<double>(by_batch.inner);
     }
     complete(cut);
     return cut;

@@ -43,6 +43,14 @@ std::string Shape::describe_parameters() const {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+RowSplit split_rows(std::int64_t rows, std::int64_t outer_limit) {
+  if (rows < 1) throw error(fmt::format("cannot cut a problem to {} rows: at least 1", rows));
+  for (std::int64_t outer = std::clamp<std::int64_t>(outer_limit, 1, rows); outer > 1; --outer) {
+    if (rows % outer == 0) return {outer, rows / outer};
+  }
+  return {1, rows};
+}
+
 std::string shape_name_problem(std::string_view name) {
   if (name.empty()) return "name must not be empty";
   const bool valid = std::all_of(name.begin(), name.end(), [](char c) {

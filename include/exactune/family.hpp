@@ -126,8 +126,9 @@ class KernelFamily {
   virtual void complete(Shape& shape) const = 0;
   // The embedded path of the family's default shape set.
   virtual std::string default_shapes_path() const = 0;
-  // The same problem cut to at most `rows` rows (and at least one): what the CPU
-  // backend verifies, since it runs thousands of times slower than a GPU.
+  // The same problem cut to exactly min(`rows`, its own) rows (`rows` >= 1; see
+  // split_rows): what the CPU backend verifies, since it runs thousands of times
+  // slower than a GPU, and what `--rows N` asks for.
   virtual Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const = 0;
 
   // --- space

@@ -51,6 +51,16 @@ struct ShapeSet {
 // shape by shape (the gate) stays quick.
 inline constexpr std::size_t kMaxShapes = 10000;
 
+// `rows` rows as outer x inner, outer the largest divisor of `rows` not above
+// `outer_limit` (at least 1): how a family cuts a problem to exactly `rows`
+// rows (KernelFamily::with_rows_at_most) while keeping as many of its outer
+// units (the outer dimensions its rows run over) as divide them.
+struct RowSplit {
+  std::int64_t outer = 1;
+  std::int64_t inner = 1;
+};
+RowSplit split_rows(std::int64_t rows, std::int64_t outer_limit);
+
 // Why `name` cannot name a shape, "" when it can: a name is [a-z0-9._-]+, so
 // that it is safe in a file name (the reports write heatmap_<name>.svg).
 std::string shape_name_problem(std::string_view name);
