@@ -5,7 +5,7 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [gate-power] [speed] [sass] [runtime]
+#   usage: ci/gpu.sh [tests] [torch] [verify] [verify-defaults] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [gate-power] [speed] [sass] [runtime]
 #                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -106,6 +106,20 @@ for stage in "${stages[@]}"; do
       for family in $families; do
         "$bin" verify --family "$family" >"$OUT/verify-$family.log" 2>"$OUT/verify-$family.err" || status=1
         note "verify $family: $(tail -1 "$OUT/verify-$family.log") ($(( $(date +%s) - t0 )) s)"
+      done
+      ;;
+    verify-defaults)
+      # Every configuration the committed tables serve outside a tuned pair,
+      # verified on this GPU at every size served, on the family's first
+      # default shape whole (its tiles, runs and persistent loops): this GPU's
+      # own record, for reports/<gpu-slug>/<family>/verified_defaults.yaml.
+      for family in $families; do
+        mkdir -p "$OUT/reports/$family"
+        "$bin" verify-defaults --family "$family" --reports reports \
+          --out "$OUT/reports/$family/verified_defaults.yaml" >"$OUT/verify-defaults-$family.log" \
+          2>"$OUT/verify-defaults-$family.err" || status=1
+        note "verify-defaults $family: $(tail -1 "$OUT/verify-defaults-$family.log") ($(( $(date +%s) - t0 )) s)"
+        pack
       done
       ;;
     faults|sanitize|golden)

@@ -52,8 +52,9 @@ void add_emit_header_command(CLI::App& app, Run& run) {
       if (!options->records.empty()) records = options->records;
       const auto written_files = blaming_the_input([&] {
         const Heuristics heuristics = load_heuristics_file(from.string());
-        return write_generated_tables(
-            heuristics, defaults_record_of(heuristics.family, records.value_or(tables_dir_of(from))), dir);
+        return write_generated_tables(heuristics,
+                                      defaults_record_of(heuristics.family, records.value_or(tables_dir_of(from))),
+                                      device_record_beside(from, heuristics.family, heuristics.device.name), dir);
       });
       for (const std::filesystem::path& written : written_files) {
         fmt::print("wrote {}\n", written.string());

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
+#include "backends/gpu/device_info.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/blaming_the_input.hpp"
 #include "cli/commands.hpp"
@@ -50,7 +52,8 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       ->check(nonempty_path());
   command
       ->add_option("--out", options->out,
-                   "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml)")
+                   "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml with --cpu, "
+                   "else <reports>/<gpu-slug>/<family>/verified_defaults.yaml: the GPU's own evidence)")
       ->check(nonempty_path());
   command
       ->add_option(
@@ -83,8 +86,6 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
         std::sort(sizes.begin(), sizes.end());
       }
       const std::filesystem::path reports = options->reports;
-      const std::filesystem::path out = options->out.empty() ? reports / "tables" / defaults_record_path(family.name())
-                                                             : std::filesystem::path(options->out);
       const FamilyTables tables = blaming_the_input([&] {
         for (FamilyTables& t : tables_by_family(load_swept_heuristics(reports))) {
           if (t.family == family.name()) return t;
@@ -102,6 +103,12 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       if (!options->sizes.empty()) reproduce += fmt::format(" --sizes {}", fmt::join(sizes, " "));
 
       std::unique_ptr<Backend> backend = options->backend.open();
+      // A GPU's record is its own evidence, beside its heuristics.yaml; the host's serves the GPUs without one.
+      const std::optional<GpuDescription> gpu =
+          options->backend.cpu ? std::nullopt : std::optional<GpuDescription>(describe_gpu(0));
+      const std::filesystem::path out = !options->out.empty() ? std::filesystem::path(options->out)
+                                                              : reports / (gpu ? gpu->slug() : std::string("tables")) /
+                                                                    defaults_record_path(family.name());
       const CompileCache cache = writable_cache(options->cache_dir);
       std::size_t total = 0;
       for (const ConfigurationToVerify& c : plan) {
@@ -126,6 +133,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
                                                     cache, *shape, plan, verification);
       progress.finish();
       record.command = reproduce;
+      if (gpu) record.device = gpu->name;
       blaming_the_input([&] { write_file_whole(out, to_defaults_yaml(record)); });
       std::size_t failed = 0;
       for (const VerifiedConfiguration& c : record.configurations) {

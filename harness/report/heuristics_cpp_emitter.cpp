@@ -113,8 +113,8 @@ std::string select_function(const std::vector<AxisForm>& forms, const FamilyView
     fmt::format_to(std::back_inserter(conditions), "  if (c.{} == {} && ({})) return false;\n", f.axis,
                    cpp_value(form_of(forms, f), f.from), fallback_condition(f, view.size, "||"));
     fmt::format_to(std::back_inserter(answers),
-                   "  if (fits(c.{0}, {1}, alignment) && verified(c.{0}, {1})) return c.{0};\n", fallback_member(f),
-                   view.size);
+                   "  if (fits(c.{0}, {1}, alignment) && verified(c.{0}, {1}, device)) return c.{0};\n",
+                   fallback_member(f), view.size);
   }
   return paste_fixed_cpp(kSelectSource, view.size,
                          {{"fallback conditions", conditions}, {"fallback answers", answers}}) +
@@ -191,8 +191,9 @@ std::string family_namespace(const FamilyTables& tables, const FamilyView& view)
   for (const DeviceHeuristics& d : tables.devices) {
     const ComputeCapability cc = compute_capability(d.arch);
     out += comment_lines(describe_gpu(d), "    ");
-    fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {},\n     {}", cpp_string(d.name), cc.major, cc.minor,
-                   d.sm_count, cpp_config(d.default_configuration, forms));
+    fmt::format_to(std::back_inserter(out), "    {{{}, {}, {}, {}, {},\n     {}", cpp_string(d.name), cc.major,
+                   cc.minor, d.sm_count, own_record(tables, d.name) != nullptr,
+                   cpp_config(d.default_configuration, forms));
     for (const SizeFallback& f : view.family.size_fallbacks()) {
       form_of(forms, f);  // checks the fallback against the axes
       out += ",\n     " + cpp_config(with_fallback(d.default_configuration, f, view.family), forms);
@@ -215,10 +216,11 @@ std::string family_namespace(const FamilyTables& tables, const FamilyView& view)
     if (v.evidence != evidence) out += comment_lines(comment_safe(v.evidence), "    ");
     evidence = v.evidence;
     for (const SizeRange& r : v.sizes) {
-      fmt::format_to(std::back_inserter(out), "    {{\"{}\", {}, {}, {}}},\n", v.variant, r.first, r.last, r.step);
+      fmt::format_to(std::back_inserter(out), "    {{\"{}\", {}, {}, {}, {}}},\n", v.variant, r.first, r.last, r.step,
+                     v.device.empty() ? std::string("nullptr") : cpp_string(v.device));
     }
   }
-  if (verified.empty()) out += "    {nullptr, 0, 0, 1},  // none: no array may be empty\n";
+  if (verified.empty()) out += "    {nullptr, 0, 0, 1, nullptr},  // none: no array may be empty\n";
   out += "};\n\n";
   return out + select_function(forms, view);
 }

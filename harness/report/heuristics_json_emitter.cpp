@@ -53,7 +53,8 @@ Json json_choice(const Choice& c, const std::vector<AxisForm>& forms, const Fami
               {"fallbacks", json_fallbacks(c.chosen, forms, view)}};
 }
 
-Json device_json(const DeviceHeuristics& d, const std::vector<AxisForm>& forms, const FamilyView& view) {
+Json device_json(const DeviceHeuristics& d, bool has_own_record, const std::vector<AxisForm>& forms,
+                 const FamilyView& view) {
   const ComputeCapability cc = compute_capability(d.arch);
   Json table = Json::array();
   for (const Choice& c : d.choices) table.push_back(json_choice(c, forms, view));
@@ -65,6 +66,8 @@ Json device_json(const DeviceHeuristics& d, const std::vector<AxisForm>& forms, 
           {"sm_count", d.sm_count},
           {"default", json_config(d.default_configuration, forms)},
           {"default_fallbacks", json_fallbacks(d.default_configuration, forms, view)},
+          // Whether it made a record of its own: then only evidence for it serves it (json_verified's "device").
+          {"own_record", has_own_record},
           {"table", table}};
 }
 
@@ -73,8 +76,12 @@ Json json_verified(const FamilyTables& tables) {
   Json verified = Json::array();
   for (const VerifiedSizes& v : verified_sizes(tables)) {
     for (const SizeRange& r : v.sizes) {
-      verified.push_back(
-          {{"variant", v.variant}, {"first", r.first}, {"last", r.last}, {"step", r.step}, {"evidence", v.evidence}});
+      verified.push_back({{"variant", v.variant},
+                          {"first", r.first},
+                          {"last", r.last},
+                          {"step", r.step},
+                          {"evidence", v.evidence},
+                          {"device", v.device}});
     }
   }
   return verified;
@@ -89,7 +96,9 @@ Json family_json(const FamilyTables& tables, std::string_view generated_by) {
   const FamilyView view = family_view(tables.family);
   const std::vector<AxisForm> forms = axis_forms(view.family);
   Json devices = Json::array();
-  for (const DeviceHeuristics& d : tables.devices) devices.push_back(device_json(d, forms, view));
+  for (const DeviceHeuristics& d : tables.devices) {
+    devices.push_back(device_json(d, own_record(tables, d.name) != nullptr, forms, view));
+  }
   return {{"generated", generated_by},
           {"format_version", tables.format_version},
           {"family", tables.family},

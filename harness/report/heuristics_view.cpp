@@ -39,9 +39,9 @@ FamilyView family_view(const std::string& family_name) {
   const KernelFamily& family = FamilyRegistry::find(family_name);
   FamilyView view{family, family.size_parameter(), {}};
   // select()'s other arguments and its locals, and Entry's other members
-  constexpr std::array<std::string_view, 17> kTaken = {
-      "device_name", "cc_major", "cc_minor", "sm_count", "rows", "alignment", "found", "d",       "e",
-      "c",           "tuned",    "max_rows", "config",   "v",    "answer",    "fits",  "verified"};
+  constexpr std::array<std::string_view, 19> kTaken = {
+      "device_name", "cc_major", "cc_minor", "sm_count", "rows",   "alignment", "found",    "d",      "e",      "c",
+      "tuned",       "max_rows", "config",   "v",        "answer", "fits",      "verified", "device", "applies"};
   if (!is_identifier(family.name()) || !is_identifier(view.size) ||
       std::find(kTaken.begin(), kTaken.end(), view.size) != kTaken.end()) {
     throw error(
@@ -74,9 +74,10 @@ std::vector<std::string> fallback_rules(const FamilyTables& tables, const Family
   if (clauses.size() == 1) narrowing += ": " + clauses.front();
   if (clauses.size() > 1) narrowing += fmt::format(", by the first that applies of: {}", fmt::join(clauses, "; "));
   narrowing += fmt::format(
-      "; and only where that configuration was verified bit-exact at the {0} (the verified list: a tuned choice at "
-      "its own {0}, exact in its sweep; a default or narrowed form at the {0}s of exactune verify-defaults' "
-      "record). Where it was not, the next rule answers.",
+      "; and only where that configuration was verified bit-exact at the {0} for the device found (the verified "
+      "list: a tuned choice at its own {0}, exact in the sweep of its GPU; a default or narrowed form at the {0}s "
+      "of the record exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where no "
+      "device is found, of the host's record). Where it was not, the next rule answers.",
       view.size);
   const std::string rule3 =
       "3. On a device found (at a size without a table, by its compute capability alone, or where rule 2 did not "

@@ -26,16 +26,19 @@ namespace exactune {
 namespace fs = std::filesystem;
 
 std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics,
-                                                  const std::optional<DefaultsRecord>& defaults_record) {
+                                                  const std::optional<DefaultsRecord>& defaults_record,
+                                                  const std::optional<DefaultsRecord>& device_record) {
   FamilyTables tables = family_tables(heuristics);
   tables.defaults_record = defaults_record;
+  if (device_record) tables.device_records.push_back(*device_record);
   return {{kHeuristicsHeaderFile, emit_header(tables)}, {kHeuristicsJsonFile, emit_json(tables)}};
 }
 
 std::vector<fs::path> write_generated_tables(const Heuristics& heuristics,
                                              const std::optional<DefaultsRecord>& defaults_record,
+                                             const std::optional<DefaultsRecord>& device_record,
                                              const fs::path& directory) {
-  return write_file_set(directory, generated_tables_files(heuristics, defaults_record));
+  return write_file_set(directory, generated_tables_files(heuristics, defaults_record, device_record));
 }
 
 std::vector<GeneratedFile> tables_files(const std::vector<FamilyTables>& families,
@@ -73,7 +76,14 @@ std::vector<fs::path> write_reports(const SweepResults& results, const fs::path&
       throw input_error(fmt::format("the heuristics.yaml made from this sweep would not read back: {}", e.what()));
     }
   }();
-  for (GeneratedFile& f : generated_tables_files(read_back, inputs.defaults_record)) files.push_back(std::move(f));
+  if (inputs.device_record && inputs.device_record->device != results.device.name) {
+    throw input_error(
+        fmt::format("{}: the record beside it was made on {}, this sweep on {}: a GPU's record is its "
+                    "own evidence alone",
+                    heuristics_yaml.string(), inputs.device_record->device, results.device.name));
+  }
+  for (GeneratedFile& f : generated_tables_files(read_back, inputs.defaults_record, inputs.device_record))
+    files.push_back(std::move(f));
   // The harness's own speed on this GPU, when ci/speed.sh measured it beside the sweep.
   const std::string speed = inputs.harness_speed ? harness_speed_section(*inputs.harness_speed) : std::string();
   // How far the gate can be trusted on this GPU, when ci/gpu.sh gate-power measured it.

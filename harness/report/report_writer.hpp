@@ -33,9 +33,11 @@ std::vector<std::filesystem::path> write_reports(const SweepResults& results, co
 // `defaults_record` verified them: what `exactune emit-header` writes next to
 // a heuristics.yaml, and the sweep beside its own.
 std::vector<GeneratedFile> generated_tables_files(const Heuristics& heuristics,
-                                                  const std::optional<DefaultsRecord>& defaults_record);
+                                                  const std::optional<DefaultsRecord>& defaults_record,
+                                                  const std::optional<DefaultsRecord>& device_record);
 std::vector<std::filesystem::path> write_generated_tables(const Heuristics& heuristics,
                                                           const std::optional<DefaultsRecord>& defaults_record,
+                                                          const std::optional<DefaultsRecord>& device_record,
                                                           const std::filesystem::path& directory);
 
 // What `exactune tables` writes of `families` (tables_by_family): exactune_tables.hpp,

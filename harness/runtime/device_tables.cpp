@@ -49,6 +49,10 @@ struct Node {
     return value;
   }
   std::string variant() const { return at("variant").text(); }
+  bool boolean() const {
+    if (!json.is_boolean()) fail("is not true or false");
+    return json.get<bool>();
+  }
 };
 
 constexpr std::int64_t kMaxInt = 2147483647;
@@ -70,6 +74,8 @@ TableDevice read_device(const Node& node, const std::string& size_parameter) {
   device.identity.sm_count = static_cast<int>(node.at("sm_count").integer(1, 100000));
   device.default_variant = node.at("default").variant();
   device.default_fallbacks = fallback_variants(node, "default_fallbacks");
+  // Absent in tables written before GPUs made records of their own.
+  if (node.has("own_record")) device.own_record = node.at("own_record").boolean();
   for (const Node& entry : node.at("table").items()) {
     TableBucket bucket;
     bucket.size = static_cast<int>(entry.at(size_parameter).integer(1, kMaxInt));
@@ -103,6 +109,9 @@ FamilyTable read_family(const Node& node) {
     r.first = static_cast<int>(range.at("first").integer(1, kMaxInt));
     r.last = static_cast<int>(range.at("last").integer(r.first, kMaxInt));
     r.step = static_cast<int>(range.at("step").integer(1, kMaxInt));
+    // "" (or absent, in tables written before): the host's record.
+    if (range.has("device") && !range.at("device").json.is_string()) range.at("device").fail("is not a string");
+    if (range.has("device")) r.device = range.at("device").json.get<std::string>();
     table.verified.push_back(std::move(r));
   }
   return table;
@@ -127,9 +136,11 @@ std::string refusal(const KernelFamily& family, const Variant& variant, int size
 
 }  // namespace
 
-bool FamilyTable::verified_at(std::string_view variant, int size) const {
+bool FamilyTable::verified_at(std::string_view variant, int size, const TableDevice* device) const {
   return std::any_of(verified.begin(), verified.end(), [&](const VerifiedRange& r) {
-    return r.variant == variant && size >= r.first && size <= r.last && (size - r.first) % r.step == 0;
+    const bool applies = r.device.empty() ? device == nullptr || !device->own_record
+                                          : device != nullptr && r.device == device->identity.name;
+    return applies && r.variant == variant && size >= r.first && size <= r.last && (size - r.first) % r.step == 0;
   });
 }
 
@@ -256,7 +267,7 @@ CandidateChoice choose_candidate(const KernelFamily& family, const std::vector<V
     std::string why;
     if (it == valid.end()) {
       why = fmt::format("not a valid variant at {} {}", family.size_parameter(), size);
-    } else if (!table.verified_at(candidate.variant, size)) {
+    } else if (!table.verified_at(candidate.variant, size, resolution.device)) {
       why = fmt::format("not verified at {} {}", family.size_parameter(), size);
     } else {
       why = refusal(family, *it, size, alignment);

@@ -43,6 +43,7 @@ struct TableDevice {
   std::string default_variant;
   std::vector<std::string> default_fallbacks;  // the default narrowed for sizes or data it cannot take
   std::vector<TableBucket> buckets;            // by size, then by max_rows ascending, unbounded last
+  bool own_record = false;                     // its defaults were verified on it: only evidence for it serves it
 };
 
 // A variant proven bit-exact at first, first + step, ..., last.
@@ -51,6 +52,9 @@ struct VerifiedRange {
   int first = 0;
   int last = 0;
   int step = 1;
+  // The device whose problems it serves (TableDevice's name); "": the host's
+  // record, serving every device without a record of its own, and none.
+  std::string device;
 };
 
 struct FamilyTable {
@@ -60,7 +64,10 @@ struct FamilyTable {
   std::string global_default;
   std::vector<VerifiedRange> verified;
 
-  bool verified_at(std::string_view variant, int size) const;
+  // Whether `variant` may serve `size` for the problems of `device` (the one
+  // the GPU resolved to; nullptr: none): by evidence for it, or, where it has
+  // no record of its own, by the host's.
+  bool verified_at(std::string_view variant, int size, const TableDevice* device) const;
 };
 
 struct RuntimeTables {

@@ -41,7 +41,8 @@ inline constexpr int kMaxRecordedSize = 1 << 24;
 SizeRange parse_size_range(std::string_view text, std::string_view what);
 
 inline constexpr int kDefaultsRecordFormatVersion = 1;
-// Where `exactune verify-defaults` writes a family's record, under reports/tables/.
+// Where `exactune verify-defaults` writes a family's record: under reports/tables/
+// for the host's (--cpu), under reports/<gpu-slug>/ for a GPU's.
 std::string defaults_record_path(std::string_view family);  // "<family>/verified_defaults.yaml"
 
 struct SizeFailure {
@@ -64,8 +65,13 @@ struct DefaultsRecord {
   std::string reference_recipe;  // KernelFamily::reference_recipe() when it was made
   std::string backend;           // Backend::description()
   std::string target;            // Backend::target()
-  std::string shape;             // the shape every size was verified on, its size parameter set to each size
-  std::int64_t rows = 0;         // rows of that shape at each size
+  // The GPU it ran on, as the CUDA driver names it; "" for the host (--cpu).
+  // A GPU's record (<reports>/<gpu-slug>/<family>/verified_defaults.yaml) is
+  // that GPU's evidence; the host's (<reports>/tables/<family>/) serves the
+  // GPUs without a record of their own (store/family_tables.hpp).
+  std::string device;
+  std::string shape;      // the shape every size was verified on, its size parameter set to each size
+  std::int64_t rows = 0;  // rows of that shape at each size
   std::vector<std::string> cases;
   std::vector<VerifiedConfiguration> configurations;
 

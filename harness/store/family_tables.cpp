@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <tuple>
 
@@ -20,7 +21,7 @@ namespace exactune {
 namespace fs = std::filesystem;
 
 FamilyTables family_tables(const Heuristics& h) {
-  return FamilyTables{h.family, kFamilyTablesFormatVersion, {h.device}, h.global_default, std::nullopt};
+  return FamilyTables{h.family, kFamilyTablesFormatVersion, {h.device}, h.global_default, std::nullopt, {}};
 }
 
 FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
@@ -56,6 +57,14 @@ FamilyTables family_tables(const std::vector<HeuristicsFile>& files) {
                    [](const DeviceHeuristics& a, const DeviceHeuristics& b) {
                      return std::tie(a.slug, a.name) < std::tie(b.slug, b.name);
                    });
+  for (const HeuristicsFile& file : files) {
+    if (std::optional<DefaultsRecord> r =
+            device_record_beside(file.path, file.heuristics.family, file.heuristics.device.name)) {
+      tables.device_records.push_back(std::move(*r));
+    }
+  }
+  std::sort(tables.device_records.begin(), tables.device_records.end(),
+            [](const DefaultsRecord& a, const DefaultsRecord& b) { return a.device < b.device; });
   return tables;
 }
 
@@ -116,26 +125,40 @@ std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables) {
       sizes[c.chosen.variant].push_back(c.size);
     }
     for (const std::string& variant : order) {
-      verified.push_back({variant, compact_sizes(sizes[variant]), fmt::format("exact in the sweep on {}", d.name)});
+      verified.push_back(
+          {variant, compact_sizes(sizes[variant]), fmt::format("exact in the sweep on {}", d.name), d.name});
     }
   }
-  if (tables.defaults_record) {
-    const DefaultsRecord& r = *tables.defaults_record;
+  const auto add_record = [&](const DefaultsRecord& r) {
+    const std::string where = r.device.empty() ? r.target : fmt::format("{} ({})", r.device, r.target);
     for (const VerifiedConfiguration& c : r.configurations) {
       if (c.verified.empty()) continue;
-      verified.push_back({c.variant, c.verified, fmt::format("exact on {} ({})", r.target, r.command)});
+      verified.push_back({c.variant, c.verified, fmt::format("exact on {} ({})", where, r.command), r.device});
     }
-  }
+  };
+  for (const DefaultsRecord& r : tables.device_records) add_record(r);
+  if (tables.defaults_record) add_record(*tables.defaults_record);
   return verified;
 }
 
-bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size) {
-  return std::any_of(verified.begin(), verified.end(),
-                     [&](const VerifiedSizes& v) { return v.variant == variant && contains_size(v.sizes, size); });
+bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size,
+                 std::string_view device, bool device_has_own_record) {
+  return std::any_of(verified.begin(), verified.end(), [&](const VerifiedSizes& v) {
+    const bool applies = v.device.empty() ? !device_has_own_record : v.device == device;
+    return applies && v.variant == variant && contains_size(v.sizes, size);
+  });
 }
 
-std::optional<DefaultsRecord> defaults_record_of(const std::string& family_name, const fs::path& tables_dir) {
-  const fs::path path = tables_dir / defaults_record_path(family_name);
+const DefaultsRecord* own_record(const FamilyTables& tables, std::string_view device_name) {
+  const auto it = std::find_if(tables.device_records.begin(), tables.device_records.end(),
+                               [&](const DefaultsRecord& r) { return r.device == device_name; });
+  return it == tables.device_records.end() ? nullptr : &*it;
+}
+
+namespace {
+
+// The record at `path`, or none; refused when it is of another family or reference recipe.
+std::optional<DefaultsRecord> record_at(const fs::path& path, const std::string& family_name) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   DefaultsRecord record = load_defaults_file(path.string());
@@ -149,6 +172,32 @@ std::optional<DefaultsRecord> defaults_record_of(const std::string& family_name,
         fmt::format("{}: verified against the reference recipe {}, but {} now replicates {}: rerun "
                     "`{}`",
                     path.string(), record.reference_recipe, family.name(), family.reference_recipe(), record.command));
+  }
+  return record;
+}
+
+}  // namespace
+
+std::optional<DefaultsRecord> defaults_record_of(const std::string& family_name, const fs::path& tables_dir) {
+  std::optional<DefaultsRecord> record = record_at(tables_dir / defaults_record_path(family_name), family_name);
+  if (record && !record->device.empty()) {
+    throw input_error(
+        fmt::format("{}: made on {}: a GPU's record goes beside its heuristics.yaml "
+                    "(<reports>/<gpu-slug>/<family>/), the host's (--cpu) here",
+                    (tables_dir / defaults_record_path(family_name)).string(), record->device));
+  }
+  return record;
+}
+
+std::optional<DefaultsRecord> device_record_beside(const fs::path& heuristics_yaml, const std::string& family,
+                                                   const std::string& device_name) {
+  const fs::path path = heuristics_yaml.parent_path() / "verified_defaults.yaml";
+  std::optional<DefaultsRecord> record = record_at(path, family);
+  if (record && (record->device.empty() || (!device_name.empty() && record->device != device_name))) {
+    throw input_error(
+        fmt::format("{}: made on {}, beside the heuristics.yaml of {}: a GPU's record is its own "
+                    "evidence alone",
+                    path.string(), record->device.empty() ? "the host (--cpu)" : record->device, device_name));
   }
   return record;
 }

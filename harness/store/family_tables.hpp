@@ -31,22 +31,37 @@ struct FamilyTables {
   int format_version = kFamilyTablesFormatVersion;
   std::vector<DeviceHeuristics> devices;  // by slug, then name: the order select() tries them in
   Configuration global_default;
-  // Where the defaults and narrowed forms were verified; none: they serve no size.
+  // Where the defaults and narrowed forms were verified on the host (--cpu);
+  // none: they serve no size on a GPU without a record of its own.
   std::optional<DefaultsRecord> defaults_record;
+  // Records made on GPUs of these tables (DefaultsRecord::device), each
+  // beside its GPU's heuristics.yaml: that GPU's own evidence. A GPU with one
+  // is served from its own evidence alone, the host's record no more.
+  std::vector<DefaultsRecord> device_records;
 };
 
-// Sizes at which one variant was proven bit-exact, and by what.
+// Sizes at which one variant was proven bit-exact, by what, and for which GPU.
 struct VerifiedSizes {
   std::string variant;
   std::vector<SizeRange> sizes;
   std::string evidence;  // e.g. "exact in the sweep on NVIDIA H200"
+  // The GPU whose problems it serves (DeviceHeuristics::name): its sweep or
+  // its own record; "" (the host's record): every GPU without a record of its
+  // own, and those no table knows.
+  std::string device;
 };
 
 // Every (variant, size) the tables may serve: each device's tuned choices at
 // their sizes (device by device, variants in first-choice order), then the
-// record's configurations at their verified sizes.
+// GPUs' own records, then the host's record, at their verified sizes.
 std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables);
-bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size);
+// Whether the tables may serve `variant` at `size` on `device` (the device
+// they resolved the GPU to; "" for none): by evidence for that device, or,
+// where it has no record of its own, by the host's.
+bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size,
+                 std::string_view device, bool device_has_own_record);
+// The record device `name` made itself, or nullptr.
+const DefaultsRecord* own_record(const FamilyTables& tables, std::string_view device_name);
 
 // The record of `family` in `tables_dir` (<tables_dir>/<family>/verified_defaults.yaml),
 // or none when it has none. Throws exactune::input_error when it names another
@@ -57,6 +72,12 @@ std::optional<DefaultsRecord> defaults_record_of(const std::string& family, cons
 void read_defaults_record(FamilyTables& tables, const std::filesystem::path& tables_dir);
 // Where a heuristics.yaml at <reports>/<slug>/<family>/ finds the records: <reports>/tables.
 std::filesystem::path tables_dir_of(const std::filesystem::path& heuristics_yaml);
+// The record a GPU made beside `heuristics_yaml` (verified_defaults.yaml in its
+// folder), or none. Throws exactune::input_error as defaults_record_of does,
+// and when it was made on the host or on another GPU than `device_name` (any
+// GPU when `device_name` is "").
+std::optional<DefaultsRecord> device_record_beside(const std::filesystem::path& heuristics_yaml,
+                                                   const std::string& family, const std::string& device_name);
 
 // A heuristics.yaml as read, with its path for the errors that name it.
 struct HeuristicsFile {

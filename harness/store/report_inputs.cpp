@@ -27,6 +27,8 @@ ReportInputs report_inputs_beside(const fs::path& folder, const std::string& fam
   inputs.targets = targets_beside(folder);
   inputs.framework = framework_times_beside(folder, family);
   inputs.defaults_record = defaults_record_of(family, tables_dir.value_or(tables_dir_of(folder / "heuristics.yaml")));
+  // Checked against the sweep's GPU where the reports are made (write_reports).
+  inputs.device_record = device_record_beside(folder / "heuristics.yaml", family, "");
   const fs::path speed = folder / "harness_speed.json";
   std::error_code ec;
   if (fs::exists(speed, ec))

@@ -34,6 +34,8 @@ struct ReportInputs {
   FrameworkTimes framework;
   // The family's record of verified defaults; none: its defaults serve no size.
   std::optional<DefaultsRecord> defaults_record;
+  // The record this GPU made itself, beside its heuristics.yaml (FamilyTables::device_records).
+  std::optional<DefaultsRecord> device_record;
   std::optional<NamedText> harness_speed;  // harness_speed.json, when there is one
   std::optional<GatePower> gate_power;     // gate_power.json, when there is one
 };

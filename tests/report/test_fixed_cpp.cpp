@@ -31,8 +31,10 @@ std::string paste_failure(const char* path, const std::vector<FixedCppSlot>& slo
 
 // A family's header around the two files, as the emitter writes it, with tables
 // small enough to check each rule of select() by hand: GPU A's table splits
-// size 1024 at 100 rows; its default is the wide variant, proven at sizes 512
-// to 2048 in steps of 512; the global default at every multiple of 8.
+// size 1024 at 100 rows; its default is the wide variant, proven on the host
+// at sizes 512 to 2048 in steps of 512; the global default at every multiple
+// of 8. GPU R verified its defaults itself (own_record), wide at 512 alone and
+// the global default up to 64: the host's record serves it no more.
 constexpr const char* kProbe = R"(#include <cstdio>
 
 namespace exactune_heuristics::probe {
@@ -48,13 +50,16 @@ inline constexpr Entry kTable[] = {
     {"GPU A", 9, 0, 132, 1024, -1, {16, "wide"}},
 };
 inline constexpr ArchDefault kArchDefaults[] = {
-    {"GPU A", 9, 0, 132, {16, "wide"}},
+    {"GPU A", 9, 0, 132, false, {16, "wide"}},
+    {"GPU R", 8, 9, 84, true, {16, "wide"}},
 };
 inline constexpr LaunchConfig kGlobalDefault = {8, "safe"};
 inline constexpr VerifiedSizes kVerified[] = {
-    {"narrow", 1024, 1024, 1},
-    {"wide", 512, 2048, 512},
-    {"safe", 8, 4096, 8},
+    {"narrow", 1024, 1024, 1, "GPU A"},
+    {"wide", 512, 2048, 512, nullptr},
+    {"safe", 8, 4096, 8, nullptr},
+    {"wide", 512, 512, 1, "GPU R"},
+    {"safe", 8, 64, 8, "GPU R"},
 };
 #include "harness/report/generated/select.inc.hpp"
 
@@ -72,6 +77,11 @@ static_assert(answers(select("GPU B", 9, 0, 114, 1000, 50, 16), "safe"), "rule 4
 static_assert(answers(select("GPU C", 8, 0, 108, 1024, 50, 16), "safe"), "rule 4: no device");
 static_assert(runs_eager(select("GPU C", 8, 0, 108, 1001, 50, 16)), "rule 5: nothing proven at 1001");
 static_assert(runs_eager(select("GPU A", 9, 0, 132, 1024, 50, 4)), "rule 5: alignment below 8");
+static_assert(answers(select("GPU R", 8, 9, 84, 512, 50, 16), "wide"), "GPU R's own evidence serves it");
+static_assert(answers(select("GPU R", 8, 9, 84, 64, 50, 16), "safe"), "GPU R's own evidence of the global default");
+static_assert(runs_eager(select("GPU R", 8, 9, 84, 1024, 50, 16)), "the host's record serves no GPU with its own");
+static_assert(answers(select("GPU S", 8, 9, 20, 512, 50, 16), "wide"), "GPU R's evidence serves the GPUs resolved to it");
+static_assert(runs_eager(select("GPU S", 8, 9, 20, 1024, 50, 16)), "and the host's record does not");
 
 int main() { std::printf("%s\n", select("GPU A", 9, 0, 132, 1536, 50, 16).variant); }
 )";
@@ -99,7 +109,7 @@ TEST_CASE("the fixed C++ of select() is pasted with the family's size parameter 
                  "constexpr bool fits(const LaunchConfig& c, int n, int alignment) {\n"
                  "  if (c.wide && n % 8 != 0) return false;\n"
                  "  return true;\n}\n"));
-  CHECK(contains(pasted, "verified(c.config, n)) return c.config;\n  return kEagerPath;\n}\n"));
+  CHECK(contains(pasted, "verified(c.config, n, device)) return c.config;\n  return kEagerPath;\n}\n"));
   CHECK(contains(pasted, "e.n == n"));
 
   const std::string types = paste_fixed_cpp(kTableTypesSource, "n", {{"fallback members", "  LaunchConfig narrow;\n"}});

@@ -39,7 +39,7 @@ TEST_CASE("the header and JSON regenerate byte for byte from the heuristics.yaml
                  "int sm_count, int length,\n                              long long rows, int alignment)"));
   CHECK(contains(header, "  if (c.vector == 8 && (length % 8 != 0 || alignment % 16 != 0)) return false;\n"));
   CHECK(contains(header,
-                 "  if (fits(c.config_vector_4, length, alignment) && verified(c.config_vector_4, length)) "
+                 "  if (fits(c.config_vector_4, length, alignment) && verified(c.config_vector_4, length, device)) "
                  "return c.config_vector_4;\n"));
   CHECK(contains(header, "    {\"NVIDIA H200\", 9, 0, 132, 2240, 275, {32, 4, Result::right,"));
   const std::string json = emit_json(parsed);
@@ -66,7 +66,8 @@ TEST_CASE("the generated header compiles as C++17 and selects through the fallba
   record.configurations = {{kWide, {}, {{1024, 1024, 1}, {2240, 2240, 1}}, {}, {}},
                            {kWideNarrowed, {}, {{1024, 1024, 1}, {2244, 2244, 1}, {3072, 3072, 1}}, {}, {}},
                            {kH800Default, {}, {{1024, 1024, 1}}, {}, {}},
-                           {kA100DefaultNarrowed, {}, {{2244, 2244, 1}}, {}, {}}};
+                           {kA100DefaultNarrowed, {}, {{2244, 2244, 1}}, {}, {}},
+                           {kDefault, {}, {{1024, 1024, 1}}, {}, {}}};
   tables.defaults_record = record;
   const TempDir dir("header");
   const std::string output =
@@ -102,6 +103,7 @@ int main() {
   show("other-arch-by-name", "NVIDIA A100-SXM4-80GB", 8, 0, 56, 2240, 37);
   show("other-arch-only", "NVIDIA A30", 8, 0, 56, 2244, 37);
   show("unknown", "NVIDIA T4", 7, 5, 40, 2240, 37);
+  show("unknown-host-verified", "NVIDIA T4", 7, 5, 40, 1024, 37);
 }
 )");
   // The fields of a variant as the probe prints them: threads vector result.
@@ -125,7 +127,9 @@ int main() {
             // By architecture alone: the first sm_90 device's default (the H200's, by slug), tuned size or not.
             line("same-arch", kWide) + line("same-arch-length-4mod8", kWideNarrowed) +
             line("other-arch-by-name", kA100Choice) + line("other-arch-only", kA100DefaultNarrowed) +
-            line("unknown", kDefault));
+            // The global default is the H200's choice at 2240, proven by the H200's sweep for the H200
+            // alone: a GPU no table knows gets it only where the host's record verified it.
+            "unknown eager\n" + line("unknown-host-verified", kDefault));
 }
 
 TEST_CASE("exactune emit-header writes the header and JSON next to the yaml", "[emitter][cli]") {

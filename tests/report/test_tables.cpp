@@ -354,3 +354,60 @@ TEST_CASE("exactune tables writes the tables of every heuristics.yaml under --re
     CHECK(contains(failed.output, bad.string() + ":2: family: no kernel family named 'rms_norm'"));
   }
 }
+
+TEST_CASE("a GPU's own record beside its heuristics.yaml serves it alone, and one of another GPU is refused",
+          "[tables][verified]") {
+  const TempDir dir("tables-own-record");
+  const fs::path reports = dir.path() / "reports";
+  for (const HeuristicsFile& f : three_gpu_files()) {
+    fs::create_directories(reports / f.heuristics.device.slug / "toy_double");
+    write_text(reports / f.heuristics.device.slug / "toy_double" / "heuristics.yaml", to_heuristics_yaml(f.heuristics));
+  }
+  const std::vector<HeuristicsFile> files = load_swept_heuristics(reports);
+  const DeviceHeuristics& h200 = files[1].heuristics.device;
+  REQUIRE(h200.name == "NVIDIA H200");
+  DefaultsRecord record;
+  record.command = "exactune verify-defaults --family toy_double";
+  record.family = "toy_double";
+  record.reference_recipe = FamilyRegistry::find("toy_double").reference_recipe();
+  record.backend = "GPU";
+  record.target = "sm_90";
+  record.device = h200.name;
+  record.shape = "toy";
+  record.rows = 4;
+  record.configurations = {{h200.default_configuration.variant, {}, {{1024, 1024, 1}}, {}, {}}};
+  const fs::path beside = reports / h200.slug / "toy_double" / "verified_defaults.yaml";
+  write_text(beside, to_defaults_yaml(record));
+
+  const FamilyTables tables = family_tables(load_swept_heuristics(reports));
+  REQUIRE(tables.device_records.size() == 1);
+  CHECK(own_record(tables, "NVIDIA H200") != nullptr);
+  CHECK(own_record(tables, "NVIDIA H800 PCIe") == nullptr);
+  const std::vector<VerifiedSizes> verified = verified_sizes(tables);
+  const std::string variant = h200.default_configuration.variant;
+  CHECK(is_verified(verified, variant, 1024, "NVIDIA H200", true));
+  CHECK_FALSE(is_verified(verified, variant, 1024, "NVIDIA H800 PCIe", false));  // evidence for the H200 alone
+  CHECK_FALSE(is_verified(verified, variant, 1024, "", false));
+  const std::string json = emit_json(tables);
+  CHECK(contains(json, "\"own_record\": true"));
+  CHECK(contains(json, "\"device\": \"NVIDIA H200\""));
+  CHECK(contains(json, "exact on NVIDIA H200 (sm_90) (exactune verify-defaults --family toy_double)"));
+
+  SECTION("a record made on another GPU, or on the host, beside a GPU's heuristics.yaml is refused") {
+    for (const std::string& device : {std::string("NVIDIA H800 PCIe"), std::string()}) {
+      record.device = device;
+      write_text(beside, to_defaults_yaml(record));
+      try {
+        family_tables(load_swept_heuristics(reports));
+        FAIL("a record of " << (device.empty() ? "the host" : device) << " was taken as the H200's");
+      } catch (const input_error& e) {
+        CHECK(contains(e.what(), beside.string() + ": made on "));
+        CHECK(contains(e.what(), "a GPU's record is its own evidence alone"));
+      }
+    }
+  }
+  SECTION("the record reads back with the GPU it was made on") {
+    CHECK(load_defaults_file(beside.string()).device == "NVIDIA H200");
+    CHECK(contains(read_text(beside), "\ndevice: \"NVIDIA H200\"\n"));
+  }
+}

@@ -72,12 +72,48 @@ TEST_CASE("the runtime resolves a GPU by name, then model, then architecture, th
 TEST_CASE("verified sizes are ranges of one variant", "[runtime]") {
   const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
   const FamilyTable& toy = *tables.find("toy");
-  CHECK(toy.verified_at("a_small", 256));
-  CHECK_FALSE(toy.verified_at("a_small", 260));
-  CHECK(toy.verified_at("global", 8192));
-  CHECK_FALSE(toy.verified_at("global", 8190));
-  CHECK_FALSE(toy.verified_at("global", 8196));
-  CHECK_FALSE(toy.verified_at("a_large", 256));
+  CHECK(toy.verified_at("a_small", 256, nullptr));
+  CHECK_FALSE(toy.verified_at("a_small", 260, nullptr));
+  CHECK(toy.verified_at("global", 8192, nullptr));
+  CHECK_FALSE(toy.verified_at("global", 8190, nullptr));
+  CHECK_FALSE(toy.verified_at("global", 8196, nullptr));
+  CHECK_FALSE(toy.verified_at("a_large", 256, nullptr));
+}
+
+TEST_CASE("a GPU with a record of its own is served from evidence for it alone", "[runtime]") {
+  // GPU R verified its defaults itself; the host's record verified the global default everywhere.
+  const RuntimeTables tables = parse_runtime_tables(R"({"generated": "by hand", "format_version": 1, "families": [{
+    "family": "toy", "select": {"size": "length"},
+    "devices": [
+      {"name": "GPU A", "arch": "sm_90", "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+       "default": {"variant": "wide"}, "table": []},
+      {"name": "GPU R", "arch": "sm_89", "cc_major": 8, "cc_minor": 9, "sm_count": 84,
+       "default": {"variant": "wide"}, "own_record": true, "table": []}],
+    "global_default": {"variant": "safe"},
+    "verified": [{"variant": "wide", "first": 512, "last": 2048, "step": 512, "device": ""},
+                 {"variant": "safe", "first": 8, "last": 4096, "step": 8, "device": ""},
+                 {"variant": "wide", "first": 512, "last": 512, "step": 1, "device": "GPU R"},
+                 {"variant": "safe", "first": 8, "last": 64, "step": 8, "device": "GPU R"}]}]})",
+                                                    "tables.json");
+  const FamilyTable& toy = *tables.find("toy");
+  const TableDevice* a = resolve_device(toy, {"GPU A", 9, 0, 132}).device;
+  const TableDevice* r = resolve_device(toy, {"GPU R", 8, 9, 84}).device;
+  REQUIRE(a != nullptr);
+  REQUIRE(r != nullptr);
+  CHECK(r->own_record);
+  CHECK_FALSE(a->own_record);
+  CHECK(toy.verified_at("wide", 1024, a));  // the host's record, for a GPU without its own
+  CHECK(toy.verified_at("wide", 512, r));
+  CHECK_FALSE(toy.verified_at("wide", 1024, r));  // the host's record serves no GPU with its own
+  CHECK_FALSE(toy.verified_at("safe", 1024, r));
+  CHECK(toy.verified_at("safe", 1024, nullptr));  // a GPU no table knows: the host's record
+  // Through the candidates: GPU R at 1024 runs eager, with why; at 512 its default.
+  const DeviceResolution at_r = resolve_device(toy, {"GPU R", 8, 9, 84});
+  const DeviceResolution like_r = resolve_device(toy, {"GPU S", 8, 9, 20});  // resolved to R by architecture
+  CHECK(like_r.device == r);
+  CHECK(toy.verified_at("wide", 512, like_r.device));
+  CHECK_FALSE(toy.verified_at("wide", 1024, like_r.device));
+  CHECK(table_candidates(toy, at_r, 1024, 10).front().variant == "wide");
 }
 
 TEST_CASE("the candidates follow the fallback chain, best first, without repeats", "[runtime]") {

@@ -48,10 +48,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this family_size.
-constexpr bool verified(const LaunchConfig& c, int family_size) {
+// Whether `c` was proven bit-exact at this family_size for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int family_size, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && family_size >= v.first && family_size <= v.last && (family_size - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && family_size >= v.first && family_size <= v.last &&
+        (family_size - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -68,8 +73,8 @@ constexpr bool fits(const LaunchConfig& c, int family_size, int alignment) {
 // configuration was verified at the family_size; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int family_size, int alignment) {
-  if (fits(c.config, family_size, alignment) && verified(c.config, family_size)) return c.config;
+constexpr LaunchConfig answer(const Choice& c, int family_size, int alignment, const ArchDefault* device) {
+  if (fits(c.config, family_size, alignment) && verified(c.config, family_size, device)) return c.config;
   // -- slot: fallback answers --
   return kEagerPath;
 }
@@ -84,14 +89,16 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.family_size == family_size;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, family_size, alignment);
+        const LaunchConfig c = answer(e, family_size, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, family_size, alignment);  // 3.
+    const LaunchConfig c = answer(d, family_size, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, family_size, alignment) && verified(kGlobalDefault, family_size)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, family_size, alignment) && verified(kGlobalDefault, family_size, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }

@@ -29,15 +29,20 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   // -- slot: fallback members --
 };
 
-// A variant proven bit-exact at `family_size` = first, first + step, ..., last.
+// A variant proven bit-exact at `family_size` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };

@@ -72,17 +72,22 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
-// A variant proven bit-exact at `head_dim` = first, first + step, ..., last.
+// A variant proven bit-exact at `head_dim` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };
 
 // Every device's buckets, device by device.
@@ -111,7 +116,7 @@ inline constexpr Entry kTable[] = {
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132,
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, false,
      {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
      {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
 };
@@ -123,9 +128,16 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 4, 8, Counts::rcp, QkGrid::jo
 // these sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
-    {"w2_r16_v16_rcp_joint", 32, 32, 1},
-    {"w2_r8_v8_rcp_joint", 64, 64, 1},
-    {"w2_r4_v8_rcp_joint", 128, 128, 1},
+    {"w2_r16_v16_rcp_joint", 32, 32, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r8_v8_rcp_joint", 64, 64, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r4_v8_rcp_joint", 128, 128, 1, "NVIDIA H100 80GB HBM3"},
+    // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
+    {"w4_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r16_v16_rcp_joint", 8, 128, 8, nullptr},
+    {"w2_r16_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r32_v8_rcp_joint", 32, 32, 1, nullptr},
+    {"w1_r8_v8_rcp_joint", 128, 128, 1, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -164,10 +176,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this head_dim.
-constexpr bool verified(const LaunchConfig& c, int head_dim) {
+// Whether `c` was proven bit-exact at this head_dim for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int head_dim, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && head_dim >= v.first && head_dim <= v.last && (head_dim - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && head_dim >= v.first && head_dim <= v.last &&
+        (head_dim - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -184,9 +201,9 @@ constexpr bool fits(const LaunchConfig& c, int head_dim, int alignment) {
 // configuration was verified at the head_dim; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int head_dim, int alignment) {
-  if (fits(c.config, head_dim, alignment) && verified(c.config, head_dim)) return c.config;
-  if (fits(c.config_vector_bytes_8, head_dim, alignment) && verified(c.config_vector_bytes_8, head_dim)) return c.config_vector_bytes_8;
+constexpr LaunchConfig answer(const Choice& c, int head_dim, int alignment, const ArchDefault* device) {
+  if (fits(c.config, head_dim, alignment) && verified(c.config, head_dim, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, head_dim, alignment) && verified(c.config_vector_bytes_8, head_dim, device)) return c.config_vector_bytes_8;
   return kEagerPath;
 }
 
@@ -200,15 +217,17 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.head_dim == head_dim;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, head_dim, alignment);
+        const LaunchConfig c = answer(e, head_dim, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, head_dim, alignment);  // 3.
+    const LaunchConfig c = answer(d, head_dim, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, head_dim, alignment) && verified(kGlobalDefault, head_dim)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, head_dim, alignment) && verified(kGlobalDefault, head_dim, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }
 

@@ -86,17 +86,22 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
 };
 
-// A variant proven bit-exact at `hidden` = first, first + step, ..., last.
+// A variant proven bit-exact at `hidden` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };
 
 // Every device's buckets, device by device.
@@ -115,7 +120,7 @@ inline constexpr Entry kTable[] = {
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H200 (sm_90, 132 SMs)
-    {"NVIDIA H200", 9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132, false,
      {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
      {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"}},
 };
@@ -127,12 +132,12 @@ inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation:
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H200
-    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1},
-    {"lanes8_n8_w8_early", 2240, 2240, 1},
+    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1, "NVIDIA H200"},
+    {"lanes8_n8_w8_early", 2240, 2240, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
     // 5)
-    {"copy_w4_r1_v8_late_full", 4, 8192, 4},
-    {"lanes8_n8_w8_early", 4, 6144, 4},
+    {"copy_w4_r1_v8_late_full", 4, 8192, 4, nullptr},
+    {"lanes8_n8_w8_early", 4, 6144, 4, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -171,10 +176,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this hidden.
-constexpr bool verified(const LaunchConfig& c, int hidden) {
+// Whether `c` was proven bit-exact at this hidden for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int hidden, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last && (hidden - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last &&
+        (hidden - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -191,9 +201,9 @@ constexpr bool fits(const LaunchConfig& c, int hidden, int alignment) {
 // configuration was verified at the hidden; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment) {
-  if (fits(c.config, hidden, alignment) && verified(c.config, hidden)) return c.config;
-  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden)) return c.config_vector_bytes_8;
+constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment, const ArchDefault* device) {
+  if (fits(c.config, hidden, alignment) && verified(c.config, hidden, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden, device)) return c.config_vector_bytes_8;
   return kEagerPath;
 }
 
@@ -207,15 +217,17 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, hidden, alignment);
+        const LaunchConfig c = answer(e, hidden, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, hidden, alignment);  // 3.
+    const LaunchConfig c = answer(d, hidden, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }
 

@@ -182,7 +182,10 @@ int main() {
             continue;
           }
           ++served;
-          if (!is_verified(verified, header_answer, hidden)) FAIL_CHECK(header_answer << " unverified at " << hidden);
+          const std::string device = at.device ? at.device->identity.name : std::string();
+          if (!is_verified(verified, header_answer, hidden, device, at.device && own_record(tables, device))) {
+            FAIL_CHECK(header_answer << " unverified at " << hidden << " for " << gpu.name);
+          }
           const auto v =
               std::find_if(valid.begin(), valid.end(), [&](const Variant& x) { return x.name == header_answer; });
           REQUIRE(v != valid.end());
