@@ -5,7 +5,10 @@
 # externally managed (PEP 668), so pip into it is refused, and nothing here
 # uses pip.
 set -euo pipefail
-packages=(cmake ninja-build g++ libfmt-dev libyaml-cpp-dev libbenchmark-dev catch2 libcli11-dev nlohmann-json3-dev)
+# python3-setuptools, -wheel and -venv: the wheel's test builds it and installs
+# it into a virtual environment with the system Python (tests/CMakeLists.txt).
+packages=(cmake ninja-build g++ libfmt-dev libyaml-cpp-dev libbenchmark-dev catch2 libcli11-dev nlohmann-json3-dev
+  python3-setuptools python3-wheel python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

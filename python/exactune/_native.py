@@ -4,8 +4,9 @@ built by CMake) and the headers its torch ops compile against.
 The runtime library is, in order: $EXACTUNE_RUNTIME_LIB; `lib/` inside this
 package (a wheel that carries it); the build folder of the source tree this
 package sits in (an editable install, `pip install -e python/`, or
-PYTHONPATH=python). The source tree is $EXACTUNE_SOURCE_DIR, else the folder
-two levels above this package.
+PYTHONPATH=python). The headers are in `native/` inside this package (a wheel),
+else in that source tree. The source tree is $EXACTUNE_SOURCE_DIR, else the
+folder two levels above this package.
 """
 
 import os
@@ -27,6 +28,15 @@ def source_dir():
             f"exactune's source tree is not at {root} (no include/exactune/runtime.h): set EXACTUNE_SOURCE_DIR to the "
             "repository, or install the package editable from it (pip install -e python/)")
     return root
+
+
+def header_roots():
+    """The folders the torch ops' sources include from: `<root>/include` (exactune's public headers) and
+    `<root>/families` (each family's C header), root being `native/` inside this package (a wheel that carries
+    them, python/tools/build_wheel.py), else the source tree."""
+    packaged = PACKAGE_DIR / "native"
+    root = packaged if (packaged / "include" / "exactune" / "runtime.h").is_file() else source_dir()
+    return [root / "include", root / "families"]
 
 
 def runtime_library():

@@ -31,10 +31,15 @@ import json
 import os
 from pathlib import Path
 
-import torch
-import torch.utils.cpp_extension as _cpp_extension
+try:
+    import torch
+except ModuleNotFoundError as _missing:
+    raise ModuleNotFoundError(
+        "exactune.torch needs PyTorch, which this Python cannot import (install torch); exactune.runtime and "
+        "exactune.gate work without it", name="torch") from _missing
+import torch.utils.cpp_extension as _cpp_extension  # noqa: E402
 
-from . import _native
+from . import _native  # noqa: E402
 
 __all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gate_status", "reset_gate", "last_variant", "OPS"]
 
@@ -47,14 +52,13 @@ def _cuda_include_dir():
 
 
 def _load_ops():
-    root = _native.source_dir()
     runtime = _native.runtime_library()
     source = _native.PACKAGE_DIR / "csrc" / "torch_ops.cpp"
-    includes = [root / "include", root / "families"]
+    includes = _native.header_roots()
     # torch rebuilds when sources or flags change; the contents of the headers
     # the ops include (the gate, the runtime's C ABIs) go in a flag so that a
     # changed header rebuilds too.
-    headers = sorted([*(root / "include" / "exactune").glob("*.h*"), *(root / "families").glob("*/runtime/*.h")])
+    headers = sorted([*(includes[0] / "exactune").glob("*.h*"), *includes[1].glob("*/runtime/*.h")])
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in headers)).hexdigest()[:16]
     _cpp_extension.load(
         name="exactune_torch_ops",

@@ -1,0 +1,65 @@
+"""The wheel as a user gets it (ctest: python_wheel_in_a_fresh_venv): built by
+build_wheel.py, installed into a fresh virtual environment with no index and
+no source tree in sight, then imported: the tables answer through the runtime
+library the wheel carries, and exactune.torch, without torch there, says so.
+
+    python3 python/tools/check_wheel.py --runtime build/libexactune_runtime.so --work build/wheel-check
+
+Exits 1 naming the step that failed."""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+
+# Run inside the virtual environment, from a folder outside the source tree.
+PROBE = r"""
+import exactune, exactune.runtime as runtime, exactune._native as native
+lib = native.runtime_library()
+assert lib.parent == native.PACKAGE_DIR / "lib", f"the runtime library came from {lib}, not from the wheel"
+assert (native.header_roots()[0] / "exactune" / "runtime.h").is_file(), native.header_roots()
+device, offered = runtime.candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, 2240, 2048)
+assert offered and "NVIDIA H200" in device, (device, offered)
+print(f"exactune {exactune.__version__} from {native.PACKAGE_DIR}: NVIDIA H200 at hidden 2240 -> {offered[0][0]}")
+try:
+    import exactune.torch
+except ModuleNotFoundError as e:
+    assert e.name == "torch" and "exactune.torch needs PyTorch" in str(e), repr(e)
+    print("exactune.torch without torch:", e)
+else:
+    raise AssertionError("exactune.torch imported in a virtual environment without torch")
+"""
+
+
+def step(name, command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit(f"check_wheel.py: {name} failed (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runtime", type=Path, required=True, help="the built libexactune_runtime.so")
+    parser.add_argument("--work", type=Path, required=True, help="scratch folder, emptied first")
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
+    wheel = Path(step("building the wheel", [sys.executable, str(TOOLS / "build_wheel.py"), "--runtime",
+                                             str(args.runtime), "--out", str(args.work / "dist")]).split()[-1])
+    venv = args.work / "venv"
+    step("making a virtual environment", [sys.executable, "-m", "venv", str(venv)])
+    python = venv / "bin" / "python"
+    step("installing the wheel", [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
+                                  str(wheel)])
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("EXACTUNE_")}
+    print(f"{wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
+    print(step("importing it", [str(python), "-c", PROBE], env=clean, cwd=args.work), end="")
+
+
+if __name__ == "__main__":
+    main()
