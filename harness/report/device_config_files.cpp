@@ -92,10 +92,15 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
       named.insert(bucket["config"]["variant"].get<std::string>());
       for (const GeneratedJson& f : bucket["fallbacks"]) named.insert(f["config"]["variant"].get<std::string>());
     }
-    // Where each configuration of the file was proven: nowhere else may it serve.
+    // Where each configuration of the file was proven for this GPU: nowhere else
+    // may it serve. Evidence for another GPU does not serve this one, nor the
+    // host's record a GPU with a record of its own (store/family_tables.hpp).
     GeneratedJson verified = GeneratedJson::array();
+    const bool own = device["own_record"].get<bool>();
     for (const GeneratedJson& range : family["verified"]) {
-      if (named.count(range["variant"].get<std::string>())) verified.push_back(range);
+      const std::string for_device = range["device"].get<std::string>();
+      const bool applies = for_device.empty() ? !own : for_device == device["name"].get<std::string>();
+      if (applies && named.count(range["variant"].get<std::string>())) verified.push_back(range);
     }
     file["verified"] = verified;
     const std::string name = device_file_name(tables.devices[i].name);

@@ -392,6 +392,17 @@ TEST_CASE("a GPU's own record beside its heuristics.yaml serves it alone, and on
   CHECK(contains(json, "\"own_record\": true"));
   CHECK(contains(json, "\"device\": \"NVIDIA H200\""));
   CHECK(contains(json, "exact on NVIDIA H200 (sm_90) (exactune verify-defaults --family toy_double)"));
+  // Each GPU's provenance file lists the evidence that serves it alone.
+  for (const DeviceConfigFile& f : device_config_files(tables)) {
+    if (!f.name.ends_with(".exactune.json")) continue;
+    const nlohmann::json file = nlohmann::json::parse(f.text);
+    const std::string gpu = file["device"]["name"];
+    INFO(f.name);
+    for (const nlohmann::json& range : file["verified"]) {
+      const std::string device = range["device"];
+      CHECK((gpu == "NVIDIA H200" ? device == gpu : (device.empty() || device == gpu)));
+    }
+  }
 
   SECTION("a record made on another GPU, or on the host, beside a GPU's heuristics.yaml is refused") {
     for (const std::string& device : {std::string("NVIDIA H800 PCIe"), std::string()}) {
