@@ -30,9 +30,10 @@
 // Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
 // vector_bytes is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned
 // rows), the same configuration with vector_bytes 8; and only where that configuration was verified
-// bit-exact at the hidden (the verified list: a tuned choice at its own hidden, exact in its sweep;
-// a default or narrowed form at the hiddens of exactune verify-defaults' record). Where it was not,
-// the next rule answers.
+// bit-exact at the hidden for the device found (the verified list: a tuned choice at its own
+// hidden, exact in the sweep of its GPU; a default or narrowed form at the hiddens of the record
+// exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where no
+// device is found, of the host's record). Where it was not, the next rule answers.
 // 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
 // variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
 // two (at most 16) that divides every input and output address and row stride in bytes; below 8,
@@ -92,17 +93,22 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
 };
 
-// A variant proven bit-exact at `hidden` = first, first + step, ..., last.
+// A variant proven bit-exact at `hidden` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };
 
 // Every device's buckets, device by device.
@@ -171,11 +177,11 @@ inline constexpr Entry kTable[] = {
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132,
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, false,
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
     // NVIDIA H200 (sm_90, 132 SMs)
-    {"NVIDIA H200", 9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132, false,
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
 };
@@ -187,22 +193,23 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1},
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1},
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1},
-    {"w4_r1_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
     // exact in the sweep on NVIDIA H200
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1},
-    {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1},
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1},
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1},
-    {"w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
-    {"w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1},
-    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
+    {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1, "NVIDIA H200"},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1, "NVIDIA H200"},
+    {"w4_r2_predicated_v16_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H200"},
+    {"w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H200"},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family layer_norm_modulate --cpu --rows 5)
-    {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4},
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4, 5120, 4},
-    {"w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1},
+    {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4, nullptr},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 4, 4096, 4, nullptr},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4, 5120, 4, nullptr},
+    {"w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -241,10 +248,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this hidden.
-constexpr bool verified(const LaunchConfig& c, int hidden) {
+// Whether `c` was proven bit-exact at this hidden for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int hidden, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last && (hidden - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last &&
+        (hidden - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -261,9 +273,9 @@ constexpr bool fits(const LaunchConfig& c, int hidden, int alignment) {
 // configuration was verified at the hidden; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment) {
-  if (fits(c.config, hidden, alignment) && verified(c.config, hidden)) return c.config;
-  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden)) return c.config_vector_bytes_8;
+constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment, const ArchDefault* device) {
+  if (fits(c.config, hidden, alignment) && verified(c.config, hidden, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden, device)) return c.config_vector_bytes_8;
   return kEagerPath;
 }
 
@@ -277,15 +289,17 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, hidden, alignment);
+        const LaunchConfig c = answer(e, hidden, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, hidden, alignment);  // 3.
+    const LaunchConfig c = answer(d, hidden, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }
 
@@ -317,9 +331,10 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 // Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
 // vector_bytes is 16 and head_dim % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte
 // aligned rows), the same configuration with vector_bytes 8; and only where that configuration was
-// verified bit-exact at the head_dim (the verified list: a tuned choice at its own head_dim, exact
-// in its sweep; a default or narrowed form at the head_dims of exactune verify-defaults' record).
-// Where it was not, the next rule answers.
+// verified bit-exact at the head_dim for the device found (the verified list: a tuned choice at its
+// own head_dim, exact in the sweep of its GPU; a default or narrowed form at the head_dims of the
+// record exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where
+// no device is found, of the host's record). Where it was not, the next rule answers.
 // 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
 // variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
 // two (at most 16) that divides every input and output address and row stride in bytes; below 8,
@@ -362,17 +377,22 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where head_dim % 8 != 0 or alignment % 16 != 0
 };
 
-// A variant proven bit-exact at `head_dim` = first, first + step, ..., last.
+// A variant proven bit-exact at `head_dim` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };
 
 // Every device's buckets, device by device.
@@ -419,11 +439,11 @@ inline constexpr Entry kTable[] = {
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132,
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, false,
      {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
      {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
     // NVIDIA H200 (sm_90, 132 SMs)
-    {"NVIDIA H200", 9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132, false,
      {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
      {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
 };
@@ -435,21 +455,22 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 4, 8, Counts::rcp, QkGrid::jo
 // these sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
-    {"w2_r16_v16_rcp_joint", 32, 32, 1},
-    {"w2_r8_v8_rcp_joint", 64, 64, 1},
-    {"w2_r4_v8_rcp_joint", 128, 128, 1},
+    {"w2_r16_v16_rcp_joint", 32, 32, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r8_v8_rcp_joint", 64, 64, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r4_v8_rcp_joint", 128, 128, 1, "NVIDIA H100 80GB HBM3"},
     // exact in the sweep on NVIDIA H200
-    {"w2_r32_v16_rcp_joint", 32, 32, 1},
-    {"w2_r16_v16_rcp_joint", 64, 64, 1},
-    {"w2_r16_v16_rcp_joint", 128, 128, 1},
-    {"w4_r8_v8_rcp_joint", 128, 128, 1},
-    {"w1_r8_v16_rcp_joint", 128, 128, 1},
+    {"w2_r32_v16_rcp_joint", 32, 32, 1, "NVIDIA H200"},
+    {"w2_r16_v16_rcp_joint", 64, 64, 1, "NVIDIA H200"},
+    {"w2_r16_v16_rcp_joint", 128, 128, 1, "NVIDIA H200"},
+    {"w4_r8_v8_rcp_joint", 128, 128, 1, "NVIDIA H200"},
+    {"w1_r8_v16_rcp_joint", 128, 128, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
-    {"w4_r4_v8_rcp_joint", 4, 128, 4},
-    {"w2_r16_v16_rcp_joint", 8, 128, 8},
-    {"w2_r16_v8_rcp_joint", 4, 128, 4},
-    {"w2_r32_v8_rcp_joint", 32, 32, 1},
-    {"w1_r8_v8_rcp_joint", 128, 128, 1},
+    {"w4_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r16_v16_rcp_joint", 8, 128, 8, nullptr},
+    {"w2_r16_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w2_r32_v8_rcp_joint", 32, 32, 1, nullptr},
+    {"w1_r8_v8_rcp_joint", 128, 128, 1, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -488,10 +509,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this head_dim.
-constexpr bool verified(const LaunchConfig& c, int head_dim) {
+// Whether `c` was proven bit-exact at this head_dim for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int head_dim, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && head_dim >= v.first && head_dim <= v.last && (head_dim - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && head_dim >= v.first && head_dim <= v.last &&
+        (head_dim - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -508,9 +534,9 @@ constexpr bool fits(const LaunchConfig& c, int head_dim, int alignment) {
 // configuration was verified at the head_dim; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int head_dim, int alignment) {
-  if (fits(c.config, head_dim, alignment) && verified(c.config, head_dim)) return c.config;
-  if (fits(c.config_vector_bytes_8, head_dim, alignment) && verified(c.config_vector_bytes_8, head_dim)) return c.config_vector_bytes_8;
+constexpr LaunchConfig answer(const Choice& c, int head_dim, int alignment, const ArchDefault* device) {
+  if (fits(c.config, head_dim, alignment) && verified(c.config, head_dim, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, head_dim, alignment) && verified(c.config_vector_bytes_8, head_dim, device)) return c.config_vector_bytes_8;
   return kEagerPath;
 }
 
@@ -524,15 +550,17 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.head_dim == head_dim;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, head_dim, alignment);
+        const LaunchConfig c = answer(e, head_dim, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, head_dim, alignment);  // 3.
+    const LaunchConfig c = answer(d, head_dim, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, head_dim, alignment) && verified(kGlobalDefault, head_dim)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, head_dim, alignment) && verified(kGlobalDefault, head_dim, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }
 
@@ -565,9 +593,10 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 // Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
 // vector_bytes is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned
 // rows), the same configuration with vector_bytes 8; and only where that configuration was verified
-// bit-exact at the hidden (the verified list: a tuned choice at its own hidden, exact in its sweep;
-// a default or narrowed form at the hiddens of exactune verify-defaults' record). Where it was not,
-// the next rule answers.
+// bit-exact at the hidden for the device found (the verified list: a tuned choice at its own
+// hidden, exact in the sweep of its GPU; a default or narrowed form at the hiddens of the record
+// exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where no
+// device is found, of the host's record). Where it was not, the next rule answers.
 // 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
 // variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
 // two (at most 16) that divides every input and output address and row stride in bytes; below 8,
@@ -623,17 +652,22 @@ struct ArchDefault {
   const char* device_name;
   int cc_major;
   int cc_minor;
-  int sm_count;  // of the GPU it was measured on
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
   LaunchConfig config;
   LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
 };
 
-// A variant proven bit-exact at `hidden` = first, first + step, ..., last.
+// A variant proven bit-exact at `hidden` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
 struct VerifiedSizes {
   const char* variant;
   int first;
   int last;
   int step;
+  const char* device_name;
 };
 
 // Every device's buckets, device by device.
@@ -661,11 +695,11 @@ inline constexpr Entry kTable[] = {
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132,
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, false,
      {Read::lanes, 4, 1, 8, Modulation::early, Grid::full, 4, TileLayout::padded, 8, 1, "lanes4_n8_w4_early"},
      {Read::lanes, 4, 1, 8, Modulation::early, Grid::full, 4, TileLayout::padded, 8, 1, "lanes4_n8_w4_early"}},
     // NVIDIA H200 (sm_90, 132 SMs)
-    {"NVIDIA H200", 9, 0, 132,
+    {"NVIDIA H200", 9, 0, 132, false,
      {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
      {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"}},
 };
@@ -677,15 +711,16 @@ inline constexpr LaunchConfig kGlobalDefault = {Read::copy, 4, 1, 8, Modulation:
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
-    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1},
-    {"lanes8_n8_w8_early", 2240, 2240, 1},
+    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+    {"lanes8_n8_w8_early", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
     // exact in the sweep on NVIDIA H200
-    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1},
-    {"lanes8_n8_w8_early", 2240, 2240, 1},
+    {"tile2_swizzled_n4_w8_r2_v8_early", 2240, 2240, 1, "NVIDIA H200"},
+    {"lanes8_n8_w8_early", 2240, 2240, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family layer_norm_modulate_token_major --cpu --rows
     // 5)
-    {"copy_w4_r1_v8_late_full", 4, 8192, 4},
-    {"lanes8_n8_w8_early", 4, 6144, 4},
+    {"copy_w4_r1_v8_late_full", 4, 8192, 4, nullptr},
+    {"lanes4_n8_w4_early", 4, 6144, 4, nullptr},
+    {"lanes8_n8_w8_early", 4, 6144, 4, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
@@ -724,10 +759,15 @@ constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_
   return {nullptr, false};
 }
 
-// Whether `c` was proven bit-exact at this hidden.
-constexpr bool verified(const LaunchConfig& c, int hidden) {
+// Whether `c` was proven bit-exact at this hidden for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int hidden, const ArchDefault* device) {
   for (const VerifiedSizes& v : kVerified) {
-    if (same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last && (hidden - v.first) % v.step == 0) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last &&
+        (hidden - v.first) % v.step == 0) {
       return true;
     }
   }
@@ -744,9 +784,9 @@ constexpr bool fits(const LaunchConfig& c, int hidden, int alignment) {
 // configuration was verified at the hidden; else its narrowed forms, where they fit and were verified; else
 // kEagerPath: see the rules above.
 template <class Choice>
-constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment) {
-  if (fits(c.config, hidden, alignment) && verified(c.config, hidden)) return c.config;
-  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden)) return c.config_vector_bytes_8;
+constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment, const ArchDefault* device) {
+  if (fits(c.config, hidden, alignment) && verified(c.config, hidden, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden, device)) return c.config_vector_bytes_8;
   return kEagerPath;
 }
 
@@ -760,15 +800,17 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
     for (const Entry& e : kTable) {  // 2.
       const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
       if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
-        const LaunchConfig c = answer(e, hidden, alignment);
+        const LaunchConfig c = answer(e, hidden, alignment, &d);
         if (!runs_eager(c)) return c;
         break;
       }
     }
-    const LaunchConfig c = answer(d, hidden, alignment);  // 3.
+    const LaunchConfig c = answer(d, hidden, alignment, &d);  // 3.
     if (!runs_eager(c)) return c;
   }
-  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden)) return kGlobalDefault;  // 4.
+  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
   return kEagerPath;  // 5.
 }
 

@@ -26,9 +26,10 @@
 // Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
 // vector_bytes is 16 and head_dim % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte
 // aligned rows), the same configuration with vector_bytes 8; and only where that configuration was
-// verified bit-exact at the head_dim (the verified list: a tuned choice at its own head_dim, exact
-// in its sweep; a default or narrowed form at the head_dims of exactune verify-defaults' record).
-// Where it was not, the next rule answers.
+// verified bit-exact at the head_dim for the device found (the verified list: a tuned choice at its
+// own head_dim, exact in the sweep of its GPU; a default or narrowed form at the head_dims of the
+// record exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where
+// no device is found, of the host's record). Where it was not, the next rule answers.
 // 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
 // variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
 // two (at most 16) that divides every input and output address and row stride in bytes; below 8,

@@ -25,9 +25,10 @@
 // Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
 // vector_bytes is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned
 // rows), the same configuration with vector_bytes 8; and only where that configuration was verified
-// bit-exact at the hidden (the verified list: a tuned choice at its own hidden, exact in its sweep;
-// a default or narrowed form at the hiddens of exactune verify-defaults' record). Where it was not,
-// the next rule answers.
+// bit-exact at the hidden for the device found (the verified list: a tuned choice at its own
+// hidden, exact in the sweep of its GPU; a default or narrowed form at the hiddens of the record
+// exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where no
+// device is found, of the host's record). Where it was not, the next rule answers.
 // 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
 // variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
 // two (at most 16) that divides every input and output address and row stride in bytes; below 8,
@@ -163,6 +164,7 @@ inline constexpr VerifiedSizes kVerified[] = {
     {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family layer_norm_modulate --cpu --rows 5)
     {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4, nullptr},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 4, 4096, 4, nullptr},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4, 5120, 4, nullptr},
     {"w4_r2_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, nullptr},
 };
