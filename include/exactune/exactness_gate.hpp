@@ -2,16 +2,22 @@
 // kernel, as one reusable class. The first call of each input signature runs
 // both the fused path and the framework's own chain and compares their bits;
 // a signature that matches joins the verified set and later calls run fused
-// only. Any mismatch, or any failure of the fused path, disables it for good:
-// every later call runs the framework's chain, and the reason is kept. During
-// CUDA-graph capture a signature not yet verified runs the framework's chain
-// (verification synchronises, which capture forbids).
+// only. A mismatch of the bits disables the fused path for good: every later
+// call runs the framework's chain, and the reason is kept. A failure of the
+// fused path (an exception: out of memory, a launch error) is no verdict on
+// its bits: that call runs the framework's chain, and the failure is counted
+// and its text kept. A signature the fused path does not serve is remembered
+// (at most `remember_at_most` of them), so that its later calls go straight to
+// the framework's chain. During CUDA-graph capture a signature not yet
+// verified runs the framework's chain (verification synchronises, which
+// capture forbids).
 //
 // Framework-agnostic: the torch ops of the Python package instantiate it with
 // their signature, torch's chain and a bitwise comparison; the CPU tests with
 // fakes. Thread-safe; the verified path takes one shared lock.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -28,6 +34,8 @@ class ExactnessGate {
  public:
   enum class Route { fused, verify, framework };
 
+  explicit ExactnessGate(std::size_t remember_at_most = 4096) : remember_at_most_(remember_at_most) {}
+
   // is_capturing() is asked only for a signature not yet verified: the
   // verified path costs no query of the stream.
   template <class IsCapturing>
@@ -36,6 +44,7 @@ class ExactnessGate {
     {
       std::shared_lock lock(mutex_);
       if (verified_.count(signature)) return Route::fused;
+      if (unserved_.count(signature)) return Route::framework;
     }
     return is_capturing() ? Route::framework : Route::verify;
   }
@@ -56,10 +65,13 @@ class ExactnessGate {
     try {
       out = fused();
     } catch (const std::exception& e) {
-      close(std::string("the fused path failed: ") + e.what(), warn);
+      count_failure(e.what());
       return framework();
     }
-    if (!out) return framework();
+    if (!out) {
+      remember_unserved(signature);
+      return framework();
+    }
     if (way == Route::fused) return std::move(*out);
     auto reference = framework();
     if (const std::string mismatch = first_mismatch(*out, reference); !mismatch.empty()) {
@@ -82,15 +94,40 @@ class ExactnessGate {
     std::shared_lock lock(mutex_);
     return verified_.size();
   }
-  // Opens the gate again with nothing verified: for tests, never for serving.
+  // Signatures remembered as not served.
+  std::size_t unserved_count() const {
+    std::shared_lock lock(mutex_);
+    return unserved_.size();
+  }
+  // Calls whose fused path failed (each ran the framework's chain), and the last failure's text.
+  std::size_t failure_count() const { return failures_.load(std::memory_order_relaxed); }
+  std::string last_failure() const {
+    std::shared_lock lock(mutex_);
+    return last_failure_;
+  }
+  // Opens the gate again with nothing verified or remembered: for tests, never for serving.
   void reset() {
     std::unique_lock lock(mutex_);
     verified_.clear();
+    unserved_.clear();
     reason_.clear();
+    last_failure_.clear();
+    failures_.store(0, std::memory_order_relaxed);
     disabled_.store(false, std::memory_order_release);
   }
 
  private:
+  void count_failure(const char* what) {
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    std::unique_lock lock(mutex_);
+    last_failure_ = std::string("the fused path failed: ") + what;
+  }
+  // Past the bound the set stops growing: such a signature asks the fused path again each call.
+  void remember_unserved(const Signature& signature) {
+    std::unique_lock lock(mutex_);
+    if (unserved_.size() < remember_at_most_) unserved_.insert(signature);
+  }
+
   template <class Warn>
   void close(const std::string& why, Warn& warn) {
     {
@@ -102,10 +139,14 @@ class ExactnessGate {
     warn(why);
   }
 
+  const std::size_t remember_at_most_;
   mutable std::shared_mutex mutex_;
   std::unordered_set<Signature, Hash> verified_;
+  std::unordered_set<Signature, Hash> unserved_;
   std::atomic<bool> disabled_{false};
+  std::atomic<std::size_t> failures_{0};
   std::string reason_;
+  std::string last_failure_;
 };
 
 }  // namespace exactune

@@ -2,10 +2,14 @@
 
 The first call of each input signature runs both the fused function and the
 reference and compares them; a signature that matches is verified and later
-calls run fused only. Any mismatch, or any exception of the fused function,
-disables the fused path for good: every later call runs the reference, and the
-reason is kept and warned once. During CUDA-graph capture a signature not yet
-verified runs the reference, since verification must read results back.
+calls run fused only. A mismatch disables the fused path for good: every later
+call runs the reference, and the reason is kept and warned once. An exception
+of the fused function (out of memory, a launch error) is no verdict on its
+bits: that call runs the reference, and the failure is counted and kept. A
+signature the fused function does not serve is remembered (a bounded number),
+so that its later calls go straight to the reference. During CUDA-graph
+capture a signature not yet verified runs the reference, since verification
+must read results back.
 
 This is the gate of exactune's torch ops in Python, for fused functions of your
 own; the ops themselves run the same policy in C++
@@ -39,7 +43,7 @@ class ExactnessGate:
     """
 
     def __init__(self, name, fused, reference, signature, first_mismatch=_equal_or_describe,
-                 is_capturing=lambda: False, warn=None):
+                 is_capturing=lambda: False, warn=None, remember_at_most=4096):
         self.name = name
         self._fused = fused
         self._reference = reference
@@ -49,7 +53,11 @@ class ExactnessGate:
         self._warn = warn or (lambda text: warnings.warn(text, RuntimeWarning, stacklevel=3))
         self._lock = threading.Lock()
         self._verified = set()
+        self._unserved = set()
+        self._remember_at_most = remember_at_most
         self._disabled_because = None
+        self.failure_count = 0
+        self.last_failure = None
 
     @property
     def enabled(self):
@@ -63,11 +71,18 @@ class ExactnessGate:
     def verified_count(self):
         return len(self._verified)
 
+    @property
+    def unserved_count(self):
+        return len(self._unserved)
+
     def reset(self):
-        """Opens the gate again with nothing verified: for tests, never for serving."""
+        """Opens the gate again with nothing verified or remembered: for tests, never for serving."""
         with self._lock:
             self._verified.clear()
+            self._unserved.clear()
             self._disabled_because = None
+            self.failure_count = 0
+            self.last_failure = None
 
     def _close(self, why):
         with self._lock:
@@ -81,14 +96,19 @@ class ExactnessGate:
             return self._reference(*args, **kwargs)
         key = self._signature(*args, **kwargs)
         verified = key in self._verified
-        if not verified and self._is_capturing():
+        if not verified and (key in self._unserved or self._is_capturing()):
             return self._reference(*args, **kwargs)
         try:
             out = self._fused(*args, **kwargs)
-        except Exception as error:  # any failure of the fused path closes the gate
-            self._close(f"the fused path failed: {type(error).__name__}: {error}")
+        except Exception as error:  # no verdict on the bits: the reference answers this call
+            with self._lock:
+                self.failure_count += 1
+                self.last_failure = f"the fused path failed: {type(error).__name__}: {error}"
             return self._reference(*args, **kwargs)
         if out is NOT_SERVED:
+            with self._lock:
+                if len(self._unserved) < self._remember_at_most:
+                    self._unserved.add(key)
             return self._reference(*args, **kwargs)
         if verified:
             return out

@@ -12,8 +12,9 @@ They are `torch.ops.exactune.layer_norm_modulate` and
 `torch.ops.exactune.qk_head_layer_norm`, registered in C++ (csrc/torch_ops.cpp)
 with Meta kernels, so torch.compile(fullgraph=True) and CUDA graphs take them.
 Each runs behind an exactness gate: a new input signature is checked once
-against the eager chain, bit for bit; a mismatch or failure disables the op's
-fused path for good with a warning naming the first differing element.
+against the eager chain, bit for bit; a mismatch disables the op's fused path
+for good with a warning naming the first differing element, while a failure of
+the fused path (out of memory, say) runs that call eager and is counted.
 A token-major x (Sana's activations: y.permute(0, 2, 1) of a contiguous
 (B, D, S) y) is read in place by the layer_norm_modulate_token_major family's
 in-place variant (tile or lanes) that the tables choose. Anything not served (not
@@ -78,7 +79,9 @@ qk_head_layer_norm = torch.ops.exactune.qk_head_layer_norm.default
 
 
 def gate_status(op="layer_norm_modulate"):
-    """{"enabled": bool, "verified": signatures verified, "disabled_because": str} of an op's gate."""
+    """An op's gate: {"enabled": bool, "verified": signatures verified, "unserved": signatures remembered as not
+    served, "failures": calls whose fused path failed (each ran eager), "disabled_because": str (a mismatch),
+    "last_failure": str}."""
     return json.loads(torch.ops.exactune.gate_status(op))
 
 

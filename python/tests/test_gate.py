@@ -1,8 +1,9 @@
 """exactune.gate.ExactnessGate with fakes: no torch, no GPU (run in CI).
 
 A signature is verified once and then runs fused only; a fused function that
-mismatches on purpose, or raises, is disabled for good with one warning; an
-unverified signature under capture runs the reference; NOT_SERVED gives no verdict.
+mismatches on purpose is disabled for good with one warning; one that raises
+runs the reference for that call and is counted; an unverified signature under
+capture runs the reference; NOT_SERVED gives no verdict and is remembered.
 """
 
 import unittest
@@ -58,12 +59,17 @@ class ExactnessGateTest(unittest.TestCase):
         gate.reset()
         self.assertTrue(gate.enabled)
 
-    def test_failure_disables(self):
+    def test_failure_runs_the_reference_for_that_call_and_is_counted(self):
         f = Fakes(raises=True)
         gate = f.gate()
         self.assertEqual(gate(3), 6)
-        self.assertFalse(gate.enabled)
-        self.assertIn("RuntimeError: launch failed", gate.disabled_because)
+        self.assertTrue(gate.enabled)
+        self.assertEqual(gate.failure_count, 1)
+        self.assertIn("RuntimeError: launch failed", gate.last_failure)
+        self.assertEqual(f.warnings, [])
+        f.raises = False
+        self.assertEqual(gate(3), 6)  # tried again, and verified
+        self.assertEqual(gate.verified_count, 1)
 
     def test_capture_runs_reference_until_verified(self):
         f = Fakes()
@@ -77,12 +83,15 @@ class ExactnessGateTest(unittest.TestCase):
         self.assertEqual(gate(3), 6)
         self.assertEqual((f.fused_calls, f.reference_calls), (2, 2))
 
-    def test_not_served_gives_no_verdict(self):
+    def test_not_served_gives_no_verdict_and_is_remembered(self):
         f = Fakes(serves=False)
-        gate = f.gate()
+        gate = ExactnessGate("fake", f.fused, f.reference, signature=lambda x: x, remember_at_most=1)
         self.assertEqual((gate(3), gate(3)), (6, 6))
         self.assertTrue(gate.enabled)
         self.assertEqual(gate.verified_count, 0)
+        self.assertEqual((f.fused_calls, gate.unserved_count), (1, 1))  # the second call went to the reference
+        self.assertEqual((gate(4), gate(4)), (8, 8))  # past the bound: asked each time
+        self.assertEqual((f.fused_calls, gate.unserved_count), (3, 1))
 
 
 if __name__ == "__main__":

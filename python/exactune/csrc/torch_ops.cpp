@@ -125,14 +125,21 @@ void warn_closed(const char* op, const std::string& why) {
   TORCH_WARN(message);
 }
 
-std::string describe_gate(const Gate& gate) {
-  std::string reason = gate.disabled_because();
-  for (char& c : reason) {
+// A text as a JSON string's contents: quotes and backslashes become ', control characters spaces.
+std::string json_safe(std::string text) {
+  for (char& c : text) {
     if (c == '"' || c == '\\') c = '\'';
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   }
-  return format("{\"enabled\": %s, \"verified\": %zu, \"disabled_because\": \"", gate.enabled() ? "true" : "false",
-                gate.verified_count()) +
-         reason + "\"}";
+  return text;
+}
+
+std::string describe_gate(const Gate& gate) {
+  const std::string reason = json_safe(gate.disabled_because());
+  const std::string failure = json_safe(gate.last_failure());
+  return format("{\"enabled\": %s, \"verified\": %zu, \"unserved\": %zu, \"failures\": %zu, \"disabled_because\": \"",
+                gate.enabled() ? "true" : "false", gate.verified_count(), gate.unserved_count(), gate.failure_count()) +
+         reason + "\", \"last_failure\": \"" + failure + "\"}";
 }
 
 // ------------------------------------------------------------ layer_norm_modulate
