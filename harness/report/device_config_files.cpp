@@ -11,6 +11,7 @@
 
 #include "report/family_json.hpp"
 #include "report/heuristics_view.hpp"
+#include "runtime/device_tables.hpp"
 #include "store/family_tables.hpp"
 
 namespace exactune {
@@ -96,10 +97,9 @@ std::vector<DeviceConfigFile> device_config_files(const FamilyTables& tables) {
     // may it serve. Evidence for another GPU does not serve this one, nor the
     // host's record a GPU with a record of its own (store/family_tables.hpp).
     GeneratedJson verified = GeneratedJson::array();
-    const bool own = device["own_record"].get<bool>();
     for (const GeneratedJson& range : family["verified"]) {
-      const std::string for_device = range["device"].get<std::string>();
-      const bool applies = for_device.empty() ? !own : for_device == device["name"].get<std::string>();
+      const bool applies = evidence_serves(range["device"].get<std::string>(), device["name"].get<std::string>(),
+                                           device["own_record"].get<bool>());
       if (applies && named.count(range["variant"].get<std::string>())) verified.push_back(range);
     }
     file["verified"] = verified;

@@ -137,10 +137,11 @@ std::string refusal(const KernelFamily& family, const Variant& variant, int size
 }  // namespace
 
 bool FamilyTable::verified_at(std::string_view variant, int size, const TableDevice* device) const {
+  const std::string_view name = device ? std::string_view(device->identity.name) : std::string_view();
+  const bool own_record = device && device->own_record;
   return std::any_of(verified.begin(), verified.end(), [&](const VerifiedRange& r) {
-    const bool applies = r.device.empty() ? device == nullptr || !device->own_record
-                                          : device != nullptr && r.device == device->identity.name;
-    return applies && r.variant == variant && size >= r.first && size <= r.last && (size - r.first) % r.step == 0;
+    return evidence_serves(r.device, name, own_record) && r.variant == variant && size >= r.first && size <= r.last &&
+           (size - r.first) % r.step == 0;
   });
 }
 

@@ -21,6 +21,16 @@
 
 namespace exactune {
 
+// Whether evidence for `evidence_device` (a GPU's name: its sweep or its own
+// record; "": the host's record) serves the problems of `device`, the GPU the
+// tables resolved a problem to ("" when none): evidence for that GPU, or the
+// host's record where that GPU has no record of its own. The one rule of the
+// runtime, the store (store/family_tables.hpp) and the per-GPU files; the
+// generated select() (report/generated/select.inc.hpp) spells it in C++17.
+inline bool evidence_serves(std::string_view evidence_device, std::string_view device, bool device_has_own_record) {
+  return evidence_device.empty() ? !device_has_own_record : evidence_device == device;
+}
+
 // A GPU as the runtime sees it: what tables are looked up by.
 struct DeviceIdentity {
   std::string name;  // "NVIDIA H200"

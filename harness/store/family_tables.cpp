@@ -12,6 +12,7 @@
 #include <exactune/error.hpp>
 #include <exactune/family_registry.hpp>
 
+#include "runtime/device_tables.hpp"
 #include "store/heuristics.hpp"
 #include "store/heuristics_file.hpp"
 #include "store/sweep_file.hpp"
@@ -144,8 +145,8 @@ std::vector<VerifiedSizes> verified_sizes(const FamilyTables& tables) {
 bool is_verified(const std::vector<VerifiedSizes>& verified, std::string_view variant, int size,
                  std::string_view device, bool device_has_own_record) {
   return std::any_of(verified.begin(), verified.end(), [&](const VerifiedSizes& v) {
-    const bool applies = v.device.empty() ? !device_has_own_record : v.device == device;
-    return applies && v.variant == variant && contains_size(v.sizes, size);
+    return evidence_serves(v.device, device, device_has_own_record) && v.variant == variant &&
+           contains_size(v.sizes, size);
   });
 }
 
