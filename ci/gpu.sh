@@ -161,6 +161,7 @@ for stage in "${stages[@]}"; do
           2>"$OUT/sweep-$family.err" || status=1
         note "sweep $family: $(tail -1 "$OUT/sweep-$family.log") ($(( $(date +%s) - t0 )) s)"
         tail -12 "$OUT/sweep-$family.log"
+        pack  # each family's reports come back even if a later one is cut short
       done
       ;;
     speed)
