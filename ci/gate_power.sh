@@ -5,7 +5,10 @@
 # against the sweep in REPORTS, counted by `exactune gate-power` into
 # REPORTS/gate_power.json; then the reports are made again so summary.md
 # shows it. The levels run interleaved (none, +3%, +5%, +10%, none, ...) so
-# that a GPU warming over the runs biases no level.
+# that a GPU warming over the runs biases no level. Each run is gated as
+# ci/gate_mode.sh gates: what the gate finds ambiguous is measured again, up to
+# EXACTUNE_GATE_REMEASURE_ROUNDS (2) more runs of the same narrowed sweep,
+# pooled with the first (their sweeps are RUN-again-K beside RUN).
 #
 # Long work, cut short safely: gate_power.json is rewritten after every round
 # from the runs done so far, so a run stopped at any point leaves a result;
@@ -30,6 +33,34 @@ summarise() {
   "$bin" gate-power --baseline "$reports/sweep.yaml" --heuristics "$reports/heuristics.yaml" \
     --out "$reports/gate_power.json" "${specs[@]}" >"$work/gate-power.txt"
 }
+# One gate-mode run at LEVEL into OUT, re-measured while the gate finds it
+# ambiguous; prints its spec for exactune gate-power (LEVEL:OUT/sweep.yaml
+# +OUT-again-1/sweep.yaml ...). A run already made is resumed where it stopped.
+gate_mode_run() {
+  local level=$1 out=$2 spec round=0 again remeasured=()
+  local plant=()
+  [ "$level" != 0 ] && plant=(--plant-slowdown "$level")
+  if [ ! -f "$out/sweep.yaml" ]; then
+    "$bin" sweep --family "$family" --only "$reports/heuristics.yaml" --out "$out" "${plant[@]}" >"$out.log" 2>&1 ||
+      return 1
+  fi
+  spec="$level:$out/sweep.yaml"
+  while :; do
+    "$bin" gate --baseline "$reports/sweep.yaml" --candidate "$out/sweep.yaml" "${remeasured[@]}" \
+      --heuristics "$reports/heuristics.yaml" --rerun-list "$out/rerun.txt" >"$out/gate-$round.txt" 2>&1 || true
+    if [ ! -s "$out/rerun.txt" ] || [ "$round" -ge "$remeasure_rounds" ]; then break; fi
+    round=$((round + 1))
+    again="$out-again-$round"
+    if [ ! -f "$again/sweep.yaml" ]; then
+      "$bin" sweep --family "$family" --only "$reports/heuristics.yaml" --out "$again" "${plant[@]}" \
+        >"$again.log" 2>&1 || return 1
+    fi
+    remeasured+=(--remeasured "$again/sweep.yaml")
+    spec+="+$again/sweep.yaml"
+  done
+  echo "$spec"
+}
+remeasure_rounds=${EXACTUNE_GATE_REMEASURE_ROUNDS:-2}
 round_s=0
 for ((i = 1; i <= runs; i++)); do
   elapsed=$(($(date +%s) - start))
@@ -39,19 +70,11 @@ for ((i = 1; i <= runs; i++)); do
   fi
   round_start=$(date +%s)
   for level in "${levels[@]}"; do
-    out="$work/$level-$i"
-    if [ -f "$out/sweep.yaml" ]; then
-      specs+=("$level:$out/sweep.yaml")
-      continue
-    fi
-    plant=()
-    [ "$level" != 0 ] && plant=(--plant-slowdown "$level")
-    if "$bin" sweep --family "$family" --only "$reports/heuristics.yaml" --out "$out" "${plant[@]}" \
-      >"$out.log" 2>&1; then
-      specs+=("$level:$out/sweep.yaml")
+    if spec=$(gate_mode_run "$level" "$work/$level-$i"); then
+      specs+=("$spec")
     else
-      echo "gate power: run $level-$i of $family failed (see $out.log)" >&2
-      tail -5 "$out.log" >&2
+      echo "gate power: run $level-$i of $family failed (see $work/$level-$i.log)" >&2
+      tail -5 "$work/$level-$i.log" >&2
     fi
   done
   round_s=$(($(date +%s) - round_start))

@@ -63,7 +63,9 @@ ChooserPolicy gate_choices(const SweepResults& baseline, const std::string& heur
   return policy;
 }
 
-// "0.05:path/sweep.yaml": a gate-mode run and the slowdown planted in it.
+// "0.05:path/sweep.yaml": a gate-mode run and the slowdown planted in it;
+// "0:first/sweep.yaml+again/sweep.yaml": a run and its re-measures, pooled as
+// gate mode pools them.
 GatePowerRun gate_power_run(const std::string& spec) {
   const std::size_t colon = spec.find(':');
   double planted = -1;
@@ -79,8 +81,18 @@ GatePowerRun gate_power_run(const std::string& spec) {
   if (!(planted >= 0 && planted <= 1)) {
     throw input_error(fmt::format("run '{}' is not PLANTED:SWEEP, PLANTED a fraction from 0 to 1 (0.05 = +5%)", spec));
   }
-  const std::string path = spec.substr(colon + 1);
-  return {planted, blaming_the_input([&] { return read_sweep_file(path); })};
+  std::vector<std::string> paths;
+  for (std::size_t from = colon + 1;;) {
+    const std::size_t plus = spec.find('+', from);
+    paths.push_back(spec.substr(from, plus == std::string::npos ? std::string::npos : plus - from));
+    if (plus == std::string::npos) break;
+    from = plus + 1;
+  }
+  GatePowerRun run{planted, blaming_the_input([&] { return read_sweep_file(paths.front()); }), {}};
+  for (std::size_t i = 1; i < paths.size(); ++i) {
+    run.remeasured.push_back(blaming_the_input([&] { return read_sweep_file(paths[i]); }));
+  }
+  return run;
 }
 
 }  // namespace
@@ -202,7 +214,10 @@ void add_gate_power_command(CLI::App& app, Run& run) {
   command->add_option("--threshold", options->gate.threshold, "the gate's effect size, as exactune gate takes it")
       ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
-  command->add_option("runs", options->runs, "PLANTED:SWEEP for each run: 0:run1/sweep.yaml 0.05:run7/sweep.yaml ...")
+  command
+      ->add_option("runs", options->runs,
+                   "PLANTED:SWEEP for each run: 0:run1/sweep.yaml 0.05:run7/sweep.yaml ...; a run that was "
+                   "re-measured, PLANTED:SWEEP+AGAIN[+AGAIN]: its runs pooled as gate mode pools them")
       ->required();
   command->callback([&run, options] {
     run = [options] {

@@ -292,6 +292,10 @@ class SweepComparison {
                                 chosen->variant, shape, what, figure.describe(), percent(options_.threshold))
                   : "");
     report_.findings.back().ratio = figure.ratio;
+    if (std::isfinite(figure.low) && std::isfinite(figure.high) && figure.low > 0) {
+      report_.findings.back().low = figure.low;
+      report_.findings.back().high = figure.high;
+    }
     if (judged.from_samples) tested_.push_back({report_.findings.size() - 1, figure.p_slower});
   }
 
@@ -319,6 +323,7 @@ class SweepComparison {
       options.effect = options_.threshold;
       options.confidence = options_.confidence;
       options.between_runs = run_to_run ? between_run_sd(*run_to_run) : 0.0;
+      options.candidate_runs = std::max(1, after.runs);  // gate mode's re-measures, pooled
       judged.comparison =
           compare_samples(scaled(before.samples_us, base_copy_us), scaled(after.samples_us, cand_copy_us), options);
       judged.from_samples = true;

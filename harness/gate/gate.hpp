@@ -10,7 +10,8 @@
 // Speed is judged by the one comparison of timings (time/comparison.hpp): each
 // run's samples divided by its own copy (clock drift cancels), the interval on
 // their ratio widened by the baseline's recorded run-to-run noise (the two
-// sweeps are separate runs), and a verdict against the threshold as the effect
+// sweeps are separate runs: by sqrt(2) of it, by sqrt(1 + 1/k) where the
+// candidate pools k re-measured runs), and a verdict against the threshold as the effect
 // size: slower fails; same and faster pass; ambiguous (too wide to tell) is a
 // warning, "ambiguous: rerun", which fails only under `strict`. Figures with
 // samples form one family of tests: a "slower" stands only where Holm-Bonferroni
@@ -88,6 +89,7 @@ struct GateFinding {
   GateVerdict verdict = GateVerdict::pass;  // follows from `change`
   std::optional<TimingRegime> regime{};     // the regime of a speed finding about a shape
   std::optional<double> ratio{};            // a compared speed finding's estimate of candidate / baseline
+  std::optional<double> low{}, high{};      // and its interval, where finite
 };
 
 struct GateReport {

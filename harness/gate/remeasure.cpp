@@ -19,6 +19,7 @@ void pool_figure(std::optional<Timing>& figure, const std::optional<Timing>& mor
   for (double s : more->samples_us) pooled.push_back(s * scale);
   Timing t = timing_from_samples(pooled);
   t.samples_us = std::move(pooled);
+  t.runs = figure->runs + more->runs;
   figure = std::move(t);
 }
 

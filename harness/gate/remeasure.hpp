@@ -5,7 +5,10 @@
 // first run's copy: each later run's samples are scaled by the ratio of the two
 // runs' copy medians for that shape and regime, so a clock that moved between
 // runs cancels as it does within one. The samples only grow; a pooled figure
-// never loses the samples it had.
+// never loses the samples it had, and counts the runs it holds (Timing::runs):
+// the mean level of k separate runs varies between runs by 1/sqrt(k) of one
+// run's, so the gate's between-run widening shrinks with each re-measure, and
+// an interval too wide to tell can become one that tells.
 #pragma once
 #include <string>
 #include <vector>

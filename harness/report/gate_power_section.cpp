@@ -24,6 +24,26 @@ bool goal_met(const GatePowerLevel& l) {
   return true;
 }
 
+// Per gated figure, what the unchanged runs saw: the check of the gate's
+// noise model (its interval's half-width against the spread between runs).
+std::string unchanged_figures_table(const GatePower& power) {
+  std::string out = fmt::format(
+      "\nEach gated figure over the unchanged build's runs: how far its estimate moved from run to run (the "
+      "standard deviation, in log: about a fraction), and the half-width of the gate's interval on it (the median "
+      "over the runs). Where the gate's noise is right, the half-width is about z spreads, z the normal quantile of "
+      "the confidence (1.96 at 95%): much less, and unchanged builds fail; much more, and they stay ambiguous. A "
+      "figure can be \"same\" only where the half-width is below the threshold ({:g}%).\n\n",
+      power.threshold * 100);
+  out += "| shape | regime | runs | slower | ambiguous | spread | half-width | half-width / spread |\n";
+  out += "|---|---|---|---|---|---|---|---|\n";
+  for (const GatePowerFigure& f : power.unchanged) {
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {:.1f}% | {} |\n", markdown_text(f.shape), f.regime,
+                       f.runs, f.slower, f.ambiguous, f.spread * 100, f.half_width * 100,
+                       f.spread > 0 ? fmt::format("{:.1f}", f.half_width / f.spread) : std::string("-"));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string gate_power_section(const GatePower& power) {
@@ -44,6 +64,7 @@ std::string gate_power_section(const GatePower& power) {
                        : goal_met(l) ? "yes"
                                      : "no");
   }
+  if (!power.unchanged.empty()) out += unchanged_figures_table(power);
   return out;
 }
 

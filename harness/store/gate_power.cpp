@@ -27,6 +27,19 @@ std::string gate_power_json(const GatePower& power) {
                       {"measured", l.measured}});
   }
   out["levels"] = levels;
+  if (!power.unchanged.empty()) {
+    nlohmann::ordered_json figures = nlohmann::ordered_json::array();
+    for (const GatePowerFigure& f : power.unchanged) {
+      figures.push_back({{"shape", f.shape},
+                         {"regime", f.regime},
+                         {"runs", f.runs},
+                         {"slower", f.slower},
+                         {"ambiguous", f.ambiguous},
+                         {"spread", f.spread},
+                         {"half_width", f.half_width}});
+    }
+    out["unchanged_figures"] = figures;
+  }
   return out.dump(2) + "\n";
 }
 
@@ -52,6 +65,20 @@ GatePower read_gate_power_file(const std::filesystem::path& path) {
             fmt::format("{}: level {}: counts or planted fraction out of range", path.string(), level.planted));
       }
       power.levels.push_back(level);
+    }
+    if (in.contains("unchanged_figures")) {  // absent from records made before it was kept
+      for (const auto& f : in.at("unchanged_figures")) {
+        GatePowerFigure figure{f.at("shape").get<std::string>(), f.at("regime").get<std::string>(),
+                               f.at("runs").get<int>(),          f.at("slower").get<int>(),
+                               f.at("ambiguous").get<int>(),     f.at("spread").get<double>(),
+                               f.at("half_width").get<double>()};
+        if (figure.runs < 1 || figure.slower < 0 || figure.ambiguous < 0 ||
+            figure.slower + figure.ambiguous > figure.runs || !(figure.spread >= 0) || !(figure.half_width >= 0)) {
+          throw input_error(fmt::format("{}: unchanged figure {} {}: counts or widths out of range", path.string(),
+                                        figure.shape, figure.regime));
+        }
+        power.unchanged.push_back(std::move(figure));
+      }
     }
     return power;
   } catch (const nlohmann::json::exception& e) {

@@ -24,13 +24,30 @@ struct GatePowerLevel {
   double measured = 0;
 };
 
+// One gated figure (a shape's chosen configuration in one regime) over the
+// runs of an unchanged build: how often it failed or was ambiguous, how far
+// its estimate moved from run to run, and how wide the gate's interval was.
+// If the gate's noise is right, the half-width is about 2 spreads (1.96 at
+// 95%): much less, and unchanged builds fail; much more, and they stay
+// ambiguous.
+struct GatePowerFigure {
+  std::string shape;
+  std::string regime;
+  int runs = 0;
+  int slower = 0;
+  int ambiguous = 0;
+  double spread = 0;      // sd over the runs of log(estimate): the between-run noise seen
+  double half_width = 0;  // median over the runs of the interval's half-width in log: the noise allowed
+};
+
 struct GatePower {
   std::string family;
   std::string gpu;  // the GPU's name, as the sweep records it
   double threshold = 0;
   double confidence = 0;
-  int figures = 0;                     // gated figures a run (shapes x regimes)
-  std::vector<GatePowerLevel> levels;  // ascending planted
+  int figures = 0;                         // gated figures a run (shapes x regimes)
+  std::vector<GatePowerLevel> levels;      // ascending planted
+  std::vector<GatePowerFigure> unchanged;  // per gated figure, from the runs at planted 0 (the gate's order)
 };
 
 // The JSON text, its first key saying how it was made.

@@ -95,9 +95,11 @@ Verdict verdict_of(double low, double high, double effect) {
 Comparison compare_samples(std::span<const double> baseline, std::span<const double> candidate,
                            const ComparisonOptions& options) {
   if (!(options.effect >= 0) || !std::isfinite(options.effect) || !(options.confidence > 0) ||
-      !(options.confidence < 1) || !(options.between_runs >= 0) || !std::isfinite(options.between_runs)) {
-    throw error(fmt::format("compare_samples: effect {}, confidence {}, between-run noise {}: out of range",
-                            options.effect, options.confidence, options.between_runs));
+      !(options.confidence < 1) || !(options.between_runs >= 0) || !std::isfinite(options.between_runs) ||
+      options.baseline_runs < 1 || options.candidate_runs < 1) {
+    throw error(fmt::format(
+        "compare_samples: effect {}, confidence {}, between-run noise {}, runs {} and {}: out of range", options.effect,
+        options.confidence, options.between_runs, options.baseline_runs, options.candidate_runs));
   }
   const std::vector<double> a = logs_of(baseline, "baseline"), b = logs_of(candidate, "candidate");
   const double n = static_cast<double>(a.size()), m = static_cast<double>(b.size());
@@ -136,10 +138,12 @@ Comparison compare_samples(std::span<const double> baseline, std::span<const dou
     c.p_faster = normal_cdf((u - pairs / 2 + 0.5) / sd);
   }
   if (options.between_runs > 0) {
-    // Each run's level differs by the between-run noise, so their difference
-    // by sqrt(2) of it: added to the interval's half-widths in quadrature, and
-    // the p-values taken from the same normal approximation of the estimate.
-    const double run_sd = std::sqrt(2.0) * std::log1p(options.between_runs);
+    // Each run's level differs by the between-run noise, so the difference of
+    // two single runs' by sqrt(2) of it, less where a side is the mean of
+    // several runs: added to the interval's half-widths in quadrature, and the
+    // p-values taken from the same normal approximation of the estimate.
+    const double run_sd =
+        std::sqrt(1.0 / options.baseline_runs + 1.0 / options.candidate_runs) * std::log1p(options.between_runs);
     const auto widen = [&](double half) { return std::sqrt(half * half + (z * run_sd) * (z * run_sd)); };
     if (std::isfinite(log_low)) {
       const double within_sd = (log_high - log_low) / (2 * z);

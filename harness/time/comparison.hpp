@@ -39,6 +39,11 @@ struct ComparisonOptions {
   double effect = 0.05;      // delta: the smallest relative change that matters
   double confidence = 0.95;  // of the two-sided interval
   double between_runs = 0;   // relative (robust) sd of a figure between runs: widens the interval
+  // How many separate runs each side's level is the mean of: the difference of
+  // the two levels varies between runs by between_runs x sqrt(1/baseline_runs
+  // + 1/candidate_runs), sqrt(2) of it for one run each.
+  int baseline_runs = 1;
+  int candidate_runs = 1;
 };
 
 struct Comparison {

@@ -38,6 +38,10 @@ struct Timing {
   // Every sample the figure is over (microseconds), where the sweep kept them:
   // what time/comparison.hpp compares. Empty for a figure kept as a summary.
   std::vector<double> samples_us{};
+  // The separate runs whose samples are pooled here (gate mode's re-measures,
+  // gate/remeasure.hpp): the gate's between-run noise shrinks with them. Not
+  // written: a sweep file is one run.
+  int runs = 1;
 
   // (max - min) / median: how far apart the samples were, relative.
   double spread() const { return median_us > 0 ? (max_us - min_us) / median_us : 0; }

@@ -19,6 +19,7 @@
 #include "support/cli_family.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_directory.hpp"
+#include "util/text_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -136,5 +137,20 @@ TEST_CASE("the gate takes the chosen configurations from a heuristics.yaml", "[c
   CHECK(r.exit_code == 0);
   CHECK(contains(r.output, "gate: PASS"));
   CHECK(run_cli(fmt::format("gate --baseline '{}' --candidate '{}' --heuristics /no/such.yaml", sweep, sweep))
+            .exit_code == 2);
+
+  // gate-power over the same file as runs, one of them with a re-measure (RUN+AGAIN), pooled.
+  ScratchDirectory scratch("cli-gate-power");
+  const fs::path out = scratch.path() / "gate_power.json";
+  const CliResult power =
+      run_cli(fmt::format("gate-power --baseline '{0}' --heuristics '{1}' --out '{2}' '0:{0}+{0}' '0:{0}' '0.05:{0}'",
+                          sweep, (folder / "heuristics.yaml").string(), out.string()));
+  INFO(power.output);
+  CHECK(power.exit_code == 0);
+  CHECK(contains(power.output, "planted +0%: 2 runs, 0 failed"));
+  CHECK(contains(power.output, "planted +5%: 1 runs, 0 failed"));
+  CHECK(contains(exactune::read_text_file(out, "gate power"), "\"unchanged_figures\""));
+  CHECK(run_cli(fmt::format("gate-power --baseline '{0}' --heuristics '{1}' --out '{2}' '0:{0}+/no/such.yaml'", sweep,
+                            (folder / "heuristics.yaml").string(), out.string()))
             .exit_code == 2);
 }

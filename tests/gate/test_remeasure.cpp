@@ -45,6 +45,26 @@ TEST_CASE("ambiguous leads to a re-measure, and the pooled samples decide", "[ga
   CHECK(shapes_to_remeasure(pooled).empty());
 }
 
+TEST_CASE("re-measured runs narrow the between-run noise: an unchanged build one run cannot tell is same after two",
+          "[gate][remeasure]") {
+  // The baseline's passes ranged 5% apart: against one run, the interval on an
+  // unchanged figure reaches past the 5% threshold.
+  SweepResults baseline = sampled_run(samples_around(10.0, 0.01), samples_around(4.0, 0.01));
+  baseline.shapes[0].run_to_run_noise.push_back({TimingRegime::rotated, 0.05, 5, 3});
+  SweepResults candidate = sampled_run(samples_around(10.0, 0.01), samples_around(4.0, 0.01));
+  CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::ambiguous);
+  pool_remeasured(candidate, sampled_run(samples_around(10.0, 0.01), samples_around(4.0, 0.01)));
+  CHECK(candidate.shapes[0].variants[0].rotated->runs == 2);
+  CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::ambiguous);  // sqrt(1 + 1/2): not yet
+  pool_remeasured(candidate, sampled_run(samples_around(10.0, 0.01), samples_around(4.0, 0.01)));
+  CHECK(candidate.shapes[0].variants[0].rotated->runs == 3);
+  CHECK(candidate.shapes[0].copy_rotated->runs == 3);
+  CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::within_noise);
+  // Counted as one run, the same samples stay ambiguous: the runs, not the samples, narrow it.
+  candidate.shapes[0].variants[0].rotated->runs = 1;
+  CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::ambiguous);
+}
+
 TEST_CASE("a decided figure names nothing to re-measure, and no change stays same when pooled", "[gate][remeasure]") {
   const SweepResults baseline = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));
   SweepResults candidate = sampled_run(samples_around(10.0, 0.02), samples_around(4.0, 0.02));

@@ -153,6 +153,27 @@ TEST_CASE("between-run noise widens the interval: a committed baseline cannot cl
   CHECK(across_runs.verdict == Verdict::ambiguous);  // 2% between runs: could be past 5%
 }
 
+TEST_CASE("the between-run widening shrinks as either side pools separate runs", "[comparison]") {
+  SyntheticTimer timer(7);
+  const std::vector<double> base = timer.samples(30, 10.0, 0.005), cand = timer.samples(30, 10.0, 0.005);
+  const auto half_width = [](const Comparison& c) { return (std::log(c.high) - std::log(c.low)) / 2; };
+  const Comparison one = compare_samples(base, cand, {.between_runs = 0.02});
+  const Comparison three = compare_samples(base, cand, {.between_runs = 0.02, .candidate_runs = 3});
+  const Comparison both =
+      compare_samples(base, cand, {.between_runs = 0.02, .baseline_runs = 1000000, .candidate_runs = 1000000});
+  CHECK(three.ratio == one.ratio);
+  CHECK(half_width(three) < half_width(one));
+  CHECK(three.p_slower != one.p_slower);
+  // The widening is z x sd x sqrt(1/a + 1/b): sqrt(2) for one run each, sqrt(4/3) with three candidate runs.
+  const double within = half_width(compare_samples(base, cand));
+  const auto widening = [&](const Comparison& c) { return std::sqrt(half_width(c) * half_width(c) - within * within); };
+  CHECK(widening(one) == Approx(1.959964 * std::sqrt(2.0) * std::log1p(0.02)).epsilon(1e-4));
+  CHECK(widening(three) / widening(one) == Approx(std::sqrt((1 + 1.0 / 3) / 2)).epsilon(1e-4));
+  CHECK(half_width(both) == Approx(within).epsilon(1e-3));  // levels known exactly: the same run's precision
+  CHECK_THROWS_AS(compare_samples(base, cand, {.between_runs = 0.02, .candidate_runs = 0}), error);
+  CHECK_THROWS_AS(compare_samples(base, cand, {.baseline_runs = -1}), error);
+}
+
 TEST_CASE("ties and identical samples: no evidence either way", "[comparison]") {
   const std::vector<double> flat(10, 3.0);
   const Comparison c = compare_samples(flat, flat);
