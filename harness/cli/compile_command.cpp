@@ -119,9 +119,12 @@ void add_compile_command(CLI::App& app, Run& run) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       fmt::print(
           "compile: {} variants + {} support kernels for {} ({} combinations excluded): {} errors, {} with "
-          "spills, max {} registers, wall {:.1f} s, cache hits {}/{}\n",
+          "spills, max {} registers, wall {:.1f} s, cache hits {}/{}{}\n",
           plan.variants.size(), plan.support.size(), fmt::join(targets, ","), plan.excluded, s.failures, s.with_spills,
-          s.max_registers, wall, s.cache_hits, s.kernels);
+          s.max_registers, wall, s.cache_hits, s.kernels,
+          s.gpu_kernels > s.distinct_code
+              ? fmt::format("; {} distinct machine codes among {} GPU kernels", s.distinct_code, s.gpu_kernels)
+              : "");
       return s.failures == 0 ? 0 : kExitFailure;
     };
   });

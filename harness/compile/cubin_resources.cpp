@@ -151,4 +151,15 @@ std::optional<KernelResources> resources_from_cubin(std::string_view cubin, std:
   return r;
 }
 
+std::optional<std::string_view> kernel_code(std::string_view cubin, std::string_view entry) {
+  const ElfReader elf(cubin);
+  if (!elf.valid()) return std::nullopt;
+  const std::string name = ".text." + std::string(entry);
+  for (std::size_t i = 0; i < elf.sections(); ++i) {
+    const auto s = elf.section(i);
+    if (s && s->name == name) return elf.contents(*s);
+  }
+  return std::nullopt;
+}
+
 }  // namespace exactune

@@ -4,7 +4,8 @@
 // its .nv.info section holds per-kernel attributes (registers, stack frame),
 // and .nv.shared.<entry> is the kernel's static shared memory. Spill bytes are
 // not in the ELF: spills live in the stack frame, so they are known to be zero
-// only when the frame is.
+// only when the frame is. Its .text.<entry> section is the kernel's machine
+// code, for telling whether two kernels compiled to the same instructions.
 #pragma once
 #include <optional>
 #include <string_view>
@@ -28,5 +29,10 @@ std::optional<CubinFigures> read_cubin_figures(std::string_view cubin, std::stri
 // nullopt when read_cubin_figures finds nothing, or when the kernel has a
 // stack frame (so its spill bytes are unknown).
 std::optional<KernelResources> resources_from_cubin(std::string_view cubin, std::string_view entry);
+
+// The kernel's machine code: the bytes of its .text.<entry> section, which are
+// equal for two kernels that run the same instructions (the SASS a
+// disassembler prints of them). nullopt when there is no such section.
+std::optional<std::string_view> kernel_code(std::string_view cubin, std::string_view entry);
 
 }  // namespace exactune

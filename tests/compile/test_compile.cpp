@@ -18,7 +18,9 @@
 #include <exactune/kernel_sources.hpp>
 
 #include "catch.hpp"
+#include "compile/compile_summary.hpp"
 #include "compile/compiler.hpp"
+#include "compile/cubin_resources.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/ptxas_report.hpp"
 #include "compile/template_includes.hpp"
@@ -77,6 +79,32 @@ TEST_CASE("the cache key covers defines: a define that changes the code is a dif
   REQUIRE(outcomes[0].ok);
   REQUIRE(outcomes[1].ok);
   CHECK(outcomes[0].kernel.binary_bytes() != outcomes[1].kernel.binary_bytes());
+}
+
+TEST_CASE(
+    "the compile summary counts distinct machine code: a define the code ignores makes another binary, not "
+    "other instructions") {
+  REQUIRE(kDefinedAdded);
+  const CompileCache cache(CompileCache::default_directory());
+  CompileRequest one{"one", kDefinedPath, "&exactune_kernels::write_defined_value", "sm_90", {"EXACTUNE_TEST_VALUE=1"}};
+  CompileRequest two = one;
+  two.name = "two";
+  two.defines = {"EXACTUNE_TEST_VALUE=2"};
+  CompileRequest one_again = one;
+  one_again.name = "one again";
+  one_again.defines.push_back("EXACTUNE_NOTHING_READS_THIS=1");
+  const auto outcomes = compile_all({one, two, one_again}, cache);
+  for (const CompileOutcome& o : outcomes) REQUIRE(o.ok);
+  const auto code = kernel_code(outcomes[0].kernel.binary_bytes(), outcomes[0].kernel.entry);
+  REQUIRE(code);
+  CHECK(code == kernel_code(outcomes[2].kernel.binary_bytes(), outcomes[2].kernel.entry));
+  CHECK(code != kernel_code(outcomes[1].kernel.binary_bytes(), outcomes[1].kernel.entry));
+  CHECK_FALSE(kernel_code(outcomes[0].kernel.binary_bytes(), "no_such_kernel"));
+  CHECK_FALSE(kernel_code("not an ELF file at all, not even close to one, long enough to look", "x"));
+  const CompileSummary summary = summarize(outcomes);
+  CHECK(summary.kernels == 3);
+  CHECK(summary.gpu_kernels == 3);
+  CHECK(summary.distinct_code == 2);
 }
 
 TEST_CASE("the ptxas report is read for the kernel's own entry") {
