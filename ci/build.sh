@@ -15,8 +15,13 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 # ccache, where the machine has it, keeps a rebuild after a checkout or a move
 # of files short; CI machines without it build as before.
+# Paths under the clone are hashed relative to it, and the build folder's path
+# not at all, so that a clone elsewhere (each CI run's) still hits.
 launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+fi
 cmake -S . -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCUDAToolkit_ROOT=/usr/local/cuda >/dev/null
 target_args=()

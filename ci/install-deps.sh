@@ -7,8 +7,10 @@
 set -euo pipefail
 # python3-setuptools, -wheel and -venv: the wheel's test builds it and installs
 # it into a virtual environment with the system Python (tests/CMakeLists.txt).
-packages=(cmake ninja-build g++ libfmt-dev libyaml-cpp-dev libbenchmark-dev catch2 libcli11-dev nlohmann-json3-dev
-  python3-setuptools python3-wheel python3-venv)
+# ccache: a machine that built exactune before rebuilds a clean clone from its
+# cache (ci/build.sh), a few minutes of the CI run's build.
+packages=(cmake ninja-build g++ ccache libfmt-dev libyaml-cpp-dev libbenchmark-dev catch2 libcli11-dev
+  nlohmann-json3-dev python3-setuptools python3-wheel python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
