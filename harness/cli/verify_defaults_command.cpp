@@ -21,6 +21,7 @@
 #include "store/family_tables.hpp"
 #include "sweep/defaults_verification.hpp"
 #include "util/progress.hpp"
+#include "verify/verify_stage.hpp"
 
 namespace exactune::cli {
 
@@ -34,6 +35,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
     std::string out;
     std::string cache_dir;
     int jobs = 0;
+    int gpu_rows = 0;  // 0: the whole shape
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -47,6 +49,16 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
                       "the shape verified at each size, its size parameter set to the size (default: the first of "
                       "the shape set)");
   command->add_option("--sizes", options->sizes, "only these sizes (default: every size the family serves)");
+  command
+      ->add_option("--gpu-rows", options->gpu_rows,
+                   fmt::format("on a GPU: the shape's first N rows at each size, at most {} (default: the whole "
+                               "shape). Each size's inputs are made on the host, so a whole shape of some 2000 "
+                               "rows costs about 20 minutes a family; ci/gpu.sh passes 66 (for a shape of two "
+                               "batch elements, 33 rows of each: a partial last group for every rows per CTA "
+                               "above 1)",
+                               kMaxCpuRows))
+      ->check(whole_number_from(1, kMaxCpuRows))
+      ->excludes("--cpu");
   command->add_option("--reports", options->reports, "the folder of <gpu-slug>/<family>/heuristics.yaml")
       ->capture_default_str()
       ->check(nonempty_path());
@@ -98,6 +110,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       // The command that reproduces the record, without the paths of this machine.
       std::string reproduce = fmt::format("exactune verify-defaults --family {}", family.name());
       if (options->backend.cpu) reproduce += fmt::format(" --cpu --rows {}", options->backend.cpu_rows);
+      if (options->gpu_rows > 0) reproduce += fmt::format(" --gpu-rows {}", options->gpu_rows);
       if (!options->shape.empty()) reproduce += " --shape " + options->shape;
       if (!options->shapes.shapes_file.empty()) reproduce += " --shapes " + options->shapes.shapes_file;
       if (!options->sizes.empty()) reproduce += fmt::format(" --sizes {}", fmt::join(sizes, " "));
@@ -117,7 +130,9 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
       fmt::print(stderr, "verify-defaults on {}: {} configurations, {} valid (configuration, {}) pairs{}\n",
                  backend->description(), plan.size(), total, family.size_parameter(), options->backend.note());
       DefaultsVerificationOptions verification;
-      verification.rows = options->backend.cpu ? options->backend.cpu_rows : static_cast<int>(shape->rows());
+      verification.rows = options->backend.cpu    ? options->backend.cpu_rows
+                          : options->gpu_rows > 0 ? options->gpu_rows
+                                                  : static_cast<int>(shape->rows());
       verification.stage.compile.jobs = options->jobs;
       Progress progress("verify-defaults", total);
       std::size_t finished = 0, current = 0;

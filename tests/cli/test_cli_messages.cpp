@@ -141,6 +141,17 @@ TEST_CASE("the gate fails a chosen configuration whose min or max is NaN: its no
   }
 }
 
+TEST_CASE("verify-defaults takes --gpu-rows on a GPU only, a whole number of rows", "[cli_messages]") {
+  const CliResult with_cpu = run_cli("verify-defaults --cpu --gpu-rows 66");
+  INFO(with_cpu.output);
+  CHECK(with_cpu.exit_code == 2);
+  CHECK(contains(with_cpu.output, "--cpu excludes --gpu-rows"));
+  const CliResult none = run_cli("verify-defaults --gpu-rows 0");
+  INFO(none.output);
+  CHECK(none.exit_code == 2);
+  CHECK(contains(none.output, "--gpu-rows: must be a whole number of at least 1, not '0'"));
+}
+
 TEST_CASE("bad input ends in one located line and exit 2, never in \"internal error\"", "[cli_messages]") {
   const ScratchDirectory dir("cli-no-internal");
   const fs::path file = write_text(dir.path() / "a-file", "x\n");
