@@ -223,6 +223,32 @@ std::string_view step_name(CandidateStep step) {
   return "?";
 }
 
+namespace {
+
+// The buckets apply where they were measured: on this model, not on another
+// SM count of its architecture, which keeps only the default.
+bool buckets_apply(const DeviceResolution& resolution) {
+  return resolution.device != nullptr && resolution.match != DeviceMatch::same_architecture;
+}
+
+}  // namespace
+
+std::vector<std::optional<std::int64_t>> bucket_bounds(const DeviceResolution& resolution, int size) {
+  std::vector<std::optional<std::int64_t>> bounds;
+  if (!buckets_apply(resolution)) return bounds;
+  for (const TableBucket& b : resolution.device->buckets) {
+    if (b.size == size) bounds.push_back(b.max_rows);
+  }
+  return bounds;
+}
+
+std::size_t bucket_of(const std::vector<std::optional<std::int64_t>>& bounds, std::int64_t rows) {
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    if (!bounds[i] || rows <= *bounds[i]) return i;
+  }
+  return bounds.size();
+}
+
 std::vector<TableCandidate> table_candidates(const FamilyTable& table, const DeviceResolution& resolution, int size,
                                              std::int64_t rows) {
   std::vector<TableCandidate> out;
@@ -232,8 +258,7 @@ std::vector<TableCandidate> table_candidates(const FamilyTable& table, const Dev
     if (!seen) out.push_back({variant, step});
   };
   if (const TableDevice* d = resolution.device) {
-    // Buckets were measured on this model; another SM count only keeps the default.
-    if (resolution.match != DeviceMatch::same_architecture) {
+    if (buckets_apply(resolution)) {
       for (const TableBucket& b : d->buckets) {
         if (b.size == size && (!b.max_rows || rows <= *b.max_rows)) {
           add(b.variant, CandidateStep::tuned_bucket);

@@ -117,6 +117,15 @@ struct TableCandidate {
   CandidateStep step = CandidateStep::global_default;
 };
 
+// The row counts that tell the tuned buckets of `size` apart on the resolved
+// device: each bucket's max_rows in order (none: unbounded), empty where the
+// device's buckets do not apply (table_candidates). Every row count of one
+// bucket gets the same candidates, so the runtime keys its plans by bucket.
+std::vector<std::optional<std::int64_t>> bucket_bounds(const DeviceResolution& resolution, int size);
+// The bucket `rows` falls in: the first whose bound it does not pass, else
+// bounds.size() (past every bounded bucket, and no unbounded one).
+std::size_t bucket_of(const std::vector<std::optional<std::int64_t>>& bounds, std::int64_t rows);
+
 // Every variant worth trying for `size` and `rows`, best first, without repeats.
 std::vector<TableCandidate> table_candidates(const FamilyTable& table, const DeviceResolution& resolution, int size,
                                              std::int64_t rows);

@@ -5,9 +5,7 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <shared_mutex>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 
 #include <exactune/error.hpp>
@@ -17,19 +15,47 @@
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
 #include "compile/compiler.hpp"
+#include "runtime/plan_table.hpp"
 #include "runtime/runtime_tables.hpp"
 
 namespace exactune {
 namespace {
 
-struct RequestHash {
-  std::size_t operator()(const ServedRequest& r) const noexcept {
-    std::size_t h = std::hash<std::int64_t>{}(r.rows);
-    for (std::int64_t part : {std::int64_t{r.device}, std::int64_t{r.size}, std::int64_t{r.alignment}}) {
+// The plans' key: what decides the kernel (the row count only through the
+// tuned bucket it falls in).
+struct PlanKey {
+  int device = 0;
+  int size = 0;
+  unsigned alignment = 0;
+  std::size_t bucket = 0;
+  bool operator==(const PlanKey&) const = default;
+};
+
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& k) const noexcept {
+    std::size_t h = std::hash<std::size_t>{}(k.bucket);
+    for (std::int64_t part : {std::int64_t{k.device}, std::int64_t{k.size}, std::int64_t{k.alignment}}) {
       h = h * 1000003u ^ std::hash<std::int64_t>{}(part);
     }
     return h;
   }
+};
+
+// What a size needs before a plan's key can be made: its buckets' bounds on the device.
+struct SizeKey {
+  int device = 0;
+  int size = 0;
+  bool operator==(const SizeKey&) const = default;
+};
+
+struct SizeKeyHash {
+  std::size_t operator()(const SizeKey& k) const noexcept {
+    return std::hash<std::int64_t>{}(std::int64_t{k.device} << 32 ^ static_cast<std::uint32_t>(k.size));
+  }
+};
+
+struct SizeFacts {
+  std::vector<std::optional<std::int64_t>> bucket_bounds;
 };
 
 // A GPU the runtime has seen: its identity and its primary context, retained
@@ -41,10 +67,32 @@ struct Device {
   CUcontext context = nullptr;
 };
 
-// A compiled variant loaded on one device, with its occupancy per block size.
-struct LoadedVariant {
-  CUfunction function = nullptr;
-  std::map<unsigned, unsigned> resident_ctas;
+// How many CTAs of one function the GPU holds at once, per block size, asked
+// of the driver once each: called by a plan's launch on every call, from any
+// thread.
+class ResidentCtasOf {
+ public:
+  ResidentCtasOf(CUfunction function, unsigned sm_count)
+      : memo_(std::make_shared<Memo>()), function_(function), sm_count_(sm_count) {}
+
+  unsigned operator()(unsigned block_threads) const {
+    std::lock_guard lock(memo_->mutex);
+    if (const auto it = memo_->ctas.find(block_threads); it != memo_->ctas.end()) return it->second;
+    int per_sm = 0;
+    check(cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(block_threads),
+                                                                    0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    return memo_->ctas[block_threads] = std::max(1u, static_cast<unsigned>(per_sm) * sm_count_);
+  }
+
+ private:
+  struct Memo {
+    std::mutex mutex;
+    std::map<unsigned, unsigned> ctas;
+  };
+  std::shared_ptr<Memo> memo_;
+  CUfunction function_;
+  unsigned sm_count_;
 };
 
 // Test hook: EXACTUNE_PLANTED_FAULT=N compiles every served variant with
@@ -67,21 +115,36 @@ void runtime_log_once(const std::string& line) {
 }
 
 struct FamilyServer::State {
-  const KernelFamily& family;
-  Geometry geometry;
-  std::shared_mutex mutex;
+  State(const KernelFamily& f, Geometry g, std::size_t bound)
+      : family(f),
+        geometry(std::move(g)),
+        sizes(bound),
+        plans(bound),
+        full(fmt::format("the runtime already holds plans for {} problems of {} (a bound on its memory): this one runs "
+                         "the framework's chain",
+                         bound, f.name())) {}
+
   struct Entry {
     std::unique_ptr<LaunchPlan> plan;
     std::string why_not;
   };
-  std::unordered_map<ServedRequest, Entry, RequestHash> plans;
+
+  const KernelFamily& family;
+  Geometry geometry;
+  PlanTable<SizeKey, SizeFacts, SizeKeyHash> sizes;
+  PlanTable<PlanKey, Entry, PlanKeyHash> plans;
+  const std::string full;
+  // The devices, compiled variants and modules, shared by the plans: held
+  // briefly, never through a compile.
+  std::mutex loaded_mutex;
   std::map<int, Device> devices;
-  std::map<std::tuple<int, std::string, int>, LoadedVariant> loaded;  // (device, variant, size)
+  std::map<std::tuple<int, std::string, int>, CUfunction> loaded;  // (device, variant, size)
   // The modules loaded, by (device, binary id): the variants and sizes of one
   // NVRTC batch share its cubin, loaded once per device.
   std::map<std::pair<int, std::string>, CUmodule> modules;
 
-  const Device& device(int ordinal) {
+  Device device(int ordinal) {
+    std::lock_guard lock(loaded_mutex);
     auto it = devices.find(ordinal);
     if (it != devices.end()) return it->second;
     const CudaDriver& driver = cuda_driver();
@@ -93,9 +156,13 @@ struct FamilyServer::State {
     return devices.emplace(ordinal, d).first->second;
   }
 
-  LoadedVariant& load(const Device& d, int ordinal, const Variant& variant, int size) {
+  // The variant compiled (outside the lock: other problems go on) and loaded on the device.
+  CUfunction load(const Device& d, int ordinal, const Variant& variant, int size) {
     const auto key = std::make_tuple(ordinal, variant.name, size);
-    if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+    {
+      std::lock_guard lock(loaded_mutex);
+      if (auto it = loaded.find(key); it != loaded.end()) return it->second;
+    }
     const std::string arch = fmt::format("sm_{}{}", d.identity.cc_major, d.identity.cc_minor);
     CompileRequest request = family.variant_request(variant, size, arch);
     if (const std::string fault = planted_fault(); !fault.empty()) {
@@ -106,6 +173,9 @@ struct FamilyServer::State {
     static const CompileCache cache{CompileCache::default_directory()};
     const std::vector<CompileOutcome> outcome = compile_all({request}, cache, CompileOptions{1, {}});
     if (!outcome.front().ok) throw error(fmt::format("{} failed to compile:\n{}", request.name, outcome.front().log));
+
+    std::lock_guard lock(loaded_mutex);
+    if (auto it = loaded.find(key); it != loaded.end()) return it->second;  // loaded by another problem meanwhile
     const CudaDriver& driver = cuda_driver();
     check(driver.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
     const Binary& binary = *outcome.front().kernel.binary;
@@ -116,28 +186,27 @@ struct FamilyServer::State {
         throw_cuda_error(r, fmt::format("loading {} on {}", request.name, d.identity.describe()));
       }
     }
-    LoadedVariant v;
-    if (const CUresult r = driver.cuModuleGetFunction(&v.function, module, outcome.front().kernel.entry.c_str());
+    CUfunction function = nullptr;
+    if (const CUresult r = driver.cuModuleGetFunction(&function, module, outcome.front().kernel.entry.c_str());
         r != CUDA_SUCCESS) {
       throw_cuda_error(r, fmt::format("finding the entry point of {}", request.name));
     }
-    return loaded.emplace(key, std::move(v)).first->second;
+    return loaded.emplace(key, function).first->second;
   }
 
-  unsigned resident_ctas(LoadedVariant& v, const Device& d, unsigned block_threads) {
-    if (auto it = v.resident_ctas.find(block_threads); it != v.resident_ctas.end()) return it->second;
-    int per_sm = 0;
-    check(cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function,
-                                                                    static_cast<int>(block_threads), 0),
-          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-    return v.resident_ctas[block_threads] = std::max(1u, static_cast<unsigned>(per_sm) * d.identity.sm_count);
+  // The bucket bounds of a size on the device (bucket_bounds); none without a table.
+  SizeFacts size_facts(int ordinal, int size) {
+    const Device d = device(ordinal);
+    const FamilyTable* table = runtime_tables().find(family.name());
+    if (!table) return {};
+    return {bucket_bounds(resolve_device(*table, d.identity), size)};
   }
 
-  // First sight of a request: the first candidate of the tables that is valid
+  // First sight of a problem: the first candidate of the tables that is valid
   // and verified at this size and that the family accepts for the request's
   // data (choose_candidate); none: not served, logged once.
   Entry resolve(const ServedRequest& request) {
-    const Device& d = device(request.device);
+    const Device d = device(request.device);
     const FamilyTable* table = runtime_tables().find(family.name());
     if (!table) {
       return {nullptr, fmt::format("{} has no {} table", runtime_tables().source, family.name())};
@@ -160,41 +229,47 @@ struct FamilyServer::State {
     const TableCandidate& candidate = *choice.chosen;
     const auto it =
         std::find_if(valid.begin(), valid.end(), [&](const Variant& v) { return v.name == candidate.variant; });
-    LoadedVariant& loaded_variant = load(d, request.device, *it, request.size);
-    const ResidentCtas ctas = [&](unsigned threads) { return resident_ctas(loaded_variant, d, threads); };
-    const PlannedLaunch planned = geometry(*it, request, ctas);
-    if (planned.geometry.dynamic_shared_bytes > 0) {
-      // Past 48 KiB a kernel must be allowed its dynamic shared memory first.
-      check(cuda_driver().cuFuncSetAttribute(loaded_variant.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                             static_cast<int>(planned.geometry.dynamic_shared_bytes)),
+    const CUfunction function = load(d, request.device, *it, request.size);
+    RowsLaunch launch = geometry(*it, request.size, ResidentCtasOf(function, d.identity.sm_count));
+    const PlannedLaunch first = launch(request.rows);
+    if (first.geometry.dynamic_shared_bytes > 0) {
+      // Past 48 KiB a kernel must be allowed its dynamic shared memory first;
+      // a variant's shared memory depends on its size, not on the rows.
+      std::lock_guard lock(loaded_mutex);
+      check(cuda_driver().cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             static_cast<int>(first.geometry.dynamic_shared_bytes)),
             "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     }
-    auto plan = std::make_unique<LaunchPlan>(LaunchPlan{loaded_variant.function, d.context, planned.geometry,
-                                                        planned.family_flags, it->name,
-                                                        std::string(step_name(candidate.step))});
+    auto plan = std::make_unique<LaunchPlan>(
+        LaunchPlan{function, d.context, it->name, std::string(step_name(candidate.step)), std::move(launch)});
     if (candidate.step != CandidateStep::tuned_bucket) {
       runtime_log_once(fmt::format("{} on GPU {}: {} {} served by the {} {}{}", family.name(), request.device,
                                    family.size_parameter(), request.size, plan->step, plan->variant, choice.refusals));
     }
     return {std::move(plan), ""};
   }
+
+  ServeOutcome outcome(const Entry& entry, std::int64_t rows) const {
+    if (!entry.plan) return {nullptr, &entry.why_not, {}};
+    return {entry.plan.get(), nullptr, entry.plan->launch_for_rows(rows)};
+  }
+
+  ServeOutcome not_held() const {
+    runtime_log_once(full);
+    return {nullptr, &full, {}};
+  }
 };
 
-FamilyServer::FamilyServer(const KernelFamily& family, Geometry geometry)
-    : state_(new State{family, std::move(geometry), {}, {}, {}, {}, {}}) {}
+FamilyServer::FamilyServer(const KernelFamily& family, Geometry geometry, std::size_t bound)
+    : state_(new State(family, std::move(geometry), bound)) {}
 FamilyServer::~FamilyServer() = default;
 
 ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) {
-  {
-    std::shared_lock lock(state_->mutex);
-    if (const auto it = state_->plans.find(request); it != state_->plans.end()) {
-      return it->second.plan ? ServeOutcome{it->second.plan.get(), nullptr}
-                             : ServeOutcome{nullptr, &it->second.why_not};
-    }
-  }
-  std::unique_lock lock(state_->mutex);
-  if (const auto it = state_->plans.find(request); it != state_->plans.end()) {
-    return it->second.plan ? ServeOutcome{it->second.plan.get(), nullptr} : ServeOutcome{nullptr, &it->second.why_not};
+  State& s = *state_;
+  const SizeKey size_key{request.device, request.size};
+  if (const SizeFacts* facts = s.sizes.find(size_key)) {
+    const PlanKey key{request.device, request.size, request.alignment, bucket_of(facts->bucket_bounds, request.rows)};
+    if (const State::Entry* entry = s.plans.find(key)) return s.outcome(*entry, request.rows);
   }
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   check(cuda_driver().cuStreamIsCapturing(stream, &capture), "cuStreamIsCapturing");
@@ -203,26 +278,24 @@ ServeOutcome FamilyServer::serve(const ServedRequest& request, CUstream stream) 
     static const std::string during_capture =
         "first sight of this problem during CUDA-graph capture (compiling and loading cannot be captured; call it "
         "once outside capture)";
-    return {nullptr, &during_capture};
+    return {nullptr, &during_capture, {}};
   }
-  State::Entry entry = state_->resolve(request);
-  const auto it = state_->plans.emplace(request, std::move(entry)).first;
-  return it->second.plan ? ServeOutcome{it->second.plan.get(), nullptr} : ServeOutcome{nullptr, &it->second.why_not};
+  const SizeFacts* facts = s.sizes.get(size_key, [&] { return s.size_facts(request.device, request.size); });
+  if (!facts) return s.not_held();
+  const PlanKey key{request.device, request.size, request.alignment, bucket_of(facts->bucket_bounds, request.rows)};
+  const State::Entry* entry = s.plans.get(key, [&] { return s.resolve(request); });
+  if (!entry) return s.not_held();
+  return s.outcome(*entry, request.rows);
 }
 
-CUresult FamilyServer::launch(const LaunchPlan& plan, CUstream stream, void** args) {
-  return launch(plan, plan.geometry.grid, stream, args);
-}
-
-CUresult FamilyServer::launch(const LaunchPlan& plan, Dim3 grid, CUstream stream, void** args) {
+CUresult FamilyServer::launch(const LaunchPlan& plan, const LaunchGeometry& g, CUstream stream, void** args) {
   const CudaDriver& driver = cuda_driver();
   CUcontext current = nullptr;
   if (const CUresult r = driver.cuCtxGetCurrent(&current); r != CUDA_SUCCESS) return r;
   if (current != plan.context) {
     if (const CUresult r = driver.cuCtxSetCurrent(plan.context); r != CUDA_SUCCESS) return r;
   }
-  const LaunchGeometry& g = plan.geometry;
-  return driver.cuLaunchKernel(plan.function, grid.x, grid.y, grid.z, g.block.x, g.block.y, g.block.z,
+  return driver.cuLaunchKernel(plan.function, g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z,
                                g.dynamic_shared_bytes, stream, args, nullptr);
 }
 

@@ -26,12 +26,8 @@ const char* plan_text(const LaunchPlan* plan) {
   return text.c_str();
 }
 
-exactune_status launch_status(const LaunchPlan& plan, CUstream stream, void** params) {
-  return launch_status(plan, plan.geometry.grid, stream, params);
-}
-
-exactune_status launch_status(const LaunchPlan& plan, Dim3 grid, CUstream stream, void** params) {
-  const CUresult r = FamilyServer::launch(plan, grid, stream, params);
+exactune_status launch_status(const LaunchPlan& plan, const LaunchGeometry& geometry, CUstream stream, void** params) {
+  const CUresult r = FamilyServer::launch(plan, geometry, stream, params);
   if (r == CUDA_SUCCESS) return EXACTUNE_OK;
   return runtime_status(EXACTUNE_ERROR, fmt::format("launching {} failed: {}", plan.variant, describe_cuda_result(r)));
 }

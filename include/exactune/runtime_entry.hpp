@@ -33,11 +33,10 @@ exactune_status runtime_entry(const char* function, Body&& body) noexcept {
   }
 }
 
-// Launches `plan` with `params` on `stream`: EXACTUNE_OK, or EXACTUNE_ERROR
-// naming the variant and the driver's error.
-exactune_status launch_status(const LaunchPlan& plan, CUstream stream, void** params);
-// The same with the caller's grid (FamilyServer::launch).
-exactune_status launch_status(const LaunchPlan& plan, Dim3 grid, CUstream stream, void** params);
+// Launches `plan` with this call's `geometry` (ServeOutcome::launch, or the
+// caller's grid in it) and `params` on `stream`: EXACTUNE_OK, or
+// EXACTUNE_ERROR naming the variant and the driver's error.
+exactune_status launch_status(const LaunchPlan& plan, const LaunchGeometry& geometry, CUstream stream, void** params);
 
 // "<variant> (<step>)" of the plan, in a buffer of the calling thread; "" for none.
 const char* plan_text(const LaunchPlan* plan);

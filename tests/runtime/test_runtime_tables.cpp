@@ -116,6 +116,34 @@ TEST_CASE("a GPU with a record of its own is served from evidence for it alone",
   CHECK(table_candidates(toy, at_r, 1024, 10).front().variant == "wide");
 }
 
+TEST_CASE("plans are keyed by tuned bucket: every row count of a bucket gets the same candidates", "[runtime]") {
+  const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
+  const FamilyTable& toy = *tables.find("toy");
+  const DeviceResolution a = resolve_device(toy, {"GPU A", 9, 0, 132});
+  const std::vector<std::optional<std::int64_t>> bounds = bucket_bounds(a, 256);
+  REQUIRE(bounds == std::vector<std::optional<std::int64_t>>{100, std::nullopt});
+  CHECK(bucket_of(bounds, 1) == 0);
+  CHECK(bucket_of(bounds, 100) == 0);
+  CHECK(bucket_of(bounds, 101) == 1);
+  CHECK(bucket_of(bounds, std::int64_t{1} << 40) == 1);
+  // Row counts of one bucket, the same candidates: one plan serves them all.
+  const auto variants = [&](std::int64_t rows) {
+    std::vector<std::string> names;
+    for (const TableCandidate& c : table_candidates(toy, a, 256, rows)) names.push_back(c.variant);
+    return names;
+  };
+  for (std::int64_t rows : {1, 37, 99}) CHECK(variants(rows) == variants(100));
+  for (std::int64_t rows : {101, 4096, 1000000}) CHECK(variants(rows) == variants(101));
+  CHECK(variants(100) != variants(101));
+  // No bucket at another size, on a GPU without buckets, or on another SM count of the architecture.
+  CHECK(bucket_bounds(a, 512).empty());
+  CHECK(bucket_bounds(resolve_device(toy, {"GPU B", 9, 0, 114}), 256).empty());
+  CHECK(bucket_bounds(resolve_device(toy, {"GPU C", 9, 0, 78}), 256).empty());
+  CHECK(bucket_of({}, 12345) == 0);
+  // Past every bounded bucket and no unbounded one: a bucket of its own, with no tuned candidate.
+  CHECK(bucket_of({10, 20}, 21) == 2);
+}
+
 TEST_CASE("the candidates follow the fallback chain, best first, without repeats", "[runtime]") {
   const RuntimeTables tables = parse_runtime_tables(kTables, "tables.json");
   const FamilyTable& toy = *tables.find("toy");

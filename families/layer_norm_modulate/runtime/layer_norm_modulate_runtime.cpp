@@ -14,10 +14,12 @@ namespace {
 thread_local const LaunchPlan* last_plan = nullptr;
 
 FamilyServer& server() {
-  static FamilyServer instance(layer_norm_modulate_family(), [](const Variant& variant, const ServedRequest& request,
-                                                                const FamilyServer::ResidentCtas& resident_ctas) {
-    return PlannedLaunch{LayerNormModulateConfig::from(variant).geometry(request.rows, resident_ctas), 0};
-  });
+  static FamilyServer instance(
+      layer_norm_modulate_family(), [](const Variant& variant, int, const FamilyServer::ResidentCtas& resident_ctas) {
+        return RowsLaunch([config = LayerNormModulateConfig::from(variant), resident_ctas](std::int64_t rows) {
+          return PlannedLaunch{config.geometry(rows, resident_ctas), 0};
+        });
+      });
   return instance;
 }
 
@@ -51,7 +53,7 @@ int exactune_layer_norm_modulate(const exactune_layer_norm_modulate_args* args) 
     const void* shift = a.shift;
     void* out = a.out;
     void* params[] = {&x, &scale, &shift, &out, &rows, &tokens, &stride, &eps};
-    const exactune_status status = launch_status(*served.plan, stream, params);
+    const exactune_status status = launch_status(*served.plan, served.launch.geometry, stream, params);
     if (status == EXACTUNE_OK) last_plan = served.plan;
     return status;
   });

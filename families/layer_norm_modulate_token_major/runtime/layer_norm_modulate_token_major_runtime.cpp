@@ -15,17 +15,18 @@ namespace {
 
 thread_local const LaunchPlan* last_plan = nullptr;
 
-// A plan's grid is computed per call from batch and tokens (the request keys
-// plans by rows only); its block and shared memory come from the variant, and
-// its family_flags hold a CTA's tokens (0: a copy variant).
+// A plan's grid is computed per call from batch and tokens (rows alone do not
+// tell it); its block and shared memory come from the variant, and its
+// family_flags hold a CTA's tokens (0: a copy variant).
 FamilyServer& server() {
-  static FamilyServer instance(
-      layer_norm_modulate_token_major_family(),
-      [](const Variant& variant, const ServedRequest& request, const FamilyServer::ResidentCtas&) {
-        const TokenMajorConfig c = TokenMajorConfig::from(variant);
-        if (!c.in_place()) return PlannedLaunch{};
-        return PlannedLaunch{c.tile_geometry(1, 1, request.size), static_cast<unsigned>(c.cta_tokens())};
-      });
+  static FamilyServer instance(layer_norm_modulate_token_major_family(), [](const Variant& variant, int size,
+                                                                            const FamilyServer::ResidentCtas&) {
+    const TokenMajorConfig c = TokenMajorConfig::from(variant);
+    const PlannedLaunch launch = c.in_place()
+                                     ? PlannedLaunch{c.tile_geometry(1, 1, size), static_cast<unsigned>(c.cta_tokens())}
+                                     : PlannedLaunch{};
+    return RowsLaunch([launch](std::int64_t) { return launch; });
+  });
   return instance;
 }
 
@@ -48,7 +49,7 @@ int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_
     CUstream stream = static_cast<CUstream>(a.stream);
     const ServeOutcome served = server().serve(request, stream);
     if (!served.plan) return runtime_status(EXACTUNE_NOT_SERVED, *served.why_not);
-    const unsigned cta_tokens = served.plan->family_flags;
+    const unsigned cta_tokens = served.launch.family_flags;
     if (cta_tokens == 0) {
       return runtime_status(EXACTUNE_NOT_SERVED,
                             fmt::format("the tables chose {} ({}): a transpose copy of x, then a contiguous kernel, "
@@ -56,7 +57,8 @@ int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_
                                         "chain copies x too",
                                         served.plan->variant, served.plan->step));
     }
-    const Dim3 grid{token_tile_ctas(a.batch, a.tokens, static_cast<int>(cta_tokens)), 1, 1};
+    LaunchGeometry geometry = served.launch.geometry;
+    geometry.grid = Dim3{token_tile_ctas(a.batch, a.tokens, static_cast<int>(cta_tokens)), 1, 1};
     int tokens = static_cast<int>(a.tokens);
     long long stride = modulate_runtime::row_stride(a);
     float eps = static_cast<float>(a.eps);
@@ -65,7 +67,7 @@ int exactune_layer_norm_modulate_token_major(const exactune_layer_norm_modulate_
     const void* shift = a.shift;
     void* out = a.out;
     void* params[] = {&x, &scale, &shift, &out, &tokens, &stride, &eps};
-    const exactune_status status = launch_status(*served.plan, grid, stream, params);
+    const exactune_status status = launch_status(*served.plan, geometry, stream, params);
     if (status == EXACTUNE_OK) last_plan = served.plan;
     return status;
   });

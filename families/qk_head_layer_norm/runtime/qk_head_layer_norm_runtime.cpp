@@ -21,11 +21,12 @@ constexpr unsigned kSplitGrid = 1;
 thread_local const LaunchPlan* last_plan = nullptr;
 
 FamilyServer& server() {
-  static FamilyServer instance(qk_head_layer_norm_family(), [](const Variant& variant, const ServedRequest& request,
-                                                               const FamilyServer::ResidentCtas&) {
-    const QkHeadLayerNormConfig c = QkHeadLayerNormConfig::from(variant);
-    return PlannedLaunch{c.geometry(request.rows), c.split_grid ? kSplitGrid : 0};
-  });
+  static FamilyServer instance(qk_head_layer_norm_family(),
+                               [](const Variant& variant, int, const FamilyServer::ResidentCtas&) {
+                                 return RowsLaunch([c = QkHeadLayerNormConfig::from(variant)](std::int64_t rows) {
+                                   return PlannedLaunch{c.geometry(rows), c.split_grid ? kSplitGrid : 0};
+                                 });
+                               });
   return instance;
 }
 
@@ -81,17 +82,18 @@ int exactune_qk_head_layer_norm(const exactune_qk_head_layer_norm_args* args) {
     void* q_out = a.q_out;
     void* k_out = a.k_out;
     exactune_status status;
-    if (served.plan->family_flags & kSplitGrid) {
+    const LaunchGeometry& geometry = served.launch.geometry;
+    if (served.launch.family_flags & kSplitGrid) {
       // The kernel serves its first tensor only: q's launch, then k's in q's slots.
       const void* none = nullptr;
       int no_rows = 0;
       void* q_params[] = {&q, &none, &q_out, &none, &rows, &no_rows, &eps};
       void* k_params[] = {&k, &none, &k_out, &none, &rows, &no_rows, &eps};
-      status = launch_status(*served.plan, stream, q_params);
-      if (status == EXACTUNE_OK) status = launch_status(*served.plan, stream, k_params);
+      status = launch_status(*served.plan, geometry, stream, q_params);
+      if (status == EXACTUNE_OK) status = launch_status(*served.plan, geometry, stream, k_params);
     } else {
       void* params[] = {&q, &k, &q_out, &k_out, &rows, &rows, &eps};
-      status = launch_status(*served.plan, stream, params);
+      status = launch_status(*served.plan, geometry, stream, params);
     }
     if (status == EXACTUNE_OK) last_plan = served.plan;
     return status;
