@@ -81,7 +81,12 @@ TEST_CASE("every committed report of every family regenerates byte for byte from
     const CliResult r = run_cli(fmt::format("report --from '{}' --out '{}'", sweep.string(), out.path().string()));
     INFO(command << "\n" << r.output);
     REQUIRE(r.exit_code == 0);
-    check_regenerated(out.path(), sweep.parent_path(), {"targets.yaml", "harness_speed.json", "NOTES.md"}, command);
+    // Inputs beside the sweep, measured or written by other commands: the
+    // gate's power (exactune gate-power), the GPU's record of verified
+    // defaults (exactune verify-defaults), the harness's speed, the targets.
+    check_regenerated(out.path(), sweep.parent_path(),
+                      {"targets.yaml", "harness_speed.json", "NOTES.md", "gate_power.json", "verified_defaults.yaml"},
+                      command);
   }
 }
 
