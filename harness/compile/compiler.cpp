@@ -16,6 +16,7 @@
 #include <exactune/error.hpp>
 
 #include "compile/nvrtc_compiler.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "compile/target_compiler.hpp"
 #include "util/content_hash.hpp"
 
@@ -122,6 +123,22 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
     for (std::size_t k = 0; k < indices.size(); ++k) {
       outcomes[indices[k]] = std::move(compiled[k]);
       finished(indices[k]);
+    }
+  }
+
+  // No NVRTC to be had (compile/nvrtc_library.hpp): each GPU request fails
+  // with why, as a compile error does, rather than a worker thread throwing.
+  if (!gpu.empty()) {
+    try {
+      nvrtc();
+    } catch (const std::exception& e) {
+      for (std::size_t i : gpu) {
+        outcomes[i].request = requests[i];
+        outcomes[i].ok = false;
+        outcomes[i].log = e.what();
+        finished(i);
+      }
+      return outcomes;
     }
   }
 

@@ -17,6 +17,7 @@
 #include <exactune/error.hpp>
 
 #include "compile/cubin_resources.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "compile/ptxas_report.hpp"
 #include "compile/template_includes.hpp"
 #include "util/content_hash.hpp"
@@ -33,7 +34,7 @@ const std::vector<std::string> kFixedOptions = {
 };
 
 void check_nvrtc(nvrtcResult result, const char* what) {
-  if (result != NVRTC_SUCCESS) throw error(fmt::format("{} failed: {}", what, nvrtcGetErrorString(result)));
+  if (result != NVRTC_SUCCESS) throw error(fmt::format("{} failed: {}", what, nvrtc().nvrtcGetErrorString(result)));
 }
 
 std::string file_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
@@ -62,7 +63,7 @@ std::string cache_key(const CompileRequest& request, const std::vector<std::stri
 
 struct ProgramDeleter {
   void operator()(nvrtcProgram* p) const {
-    nvrtcDestroyProgram(p);
+    nvrtc().nvrtcDestroyProgram(p);
     delete p;
   }
 };
@@ -120,32 +121,34 @@ ProgramResult run_nvrtc(const std::vector<CompileRequest>& batch, const std::vec
   ProgramResult result;
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
-  check_nvrtc(nvrtcCreateProgram(program.get(), source.c_str(), unit_name.c_str(), static_cast<int>(texts.size()),
-                                 texts.data(), names.data()),
+  check_nvrtc(nvrtc().nvrtcCreateProgram(program.get(), source.c_str(), unit_name.c_str(),
+                                         static_cast<int>(texts.size()), texts.data(), names.data()),
               "nvrtcCreateProgram");
   for (const CompileRequest& request : batch) {
-    check_nvrtc(nvrtcAddNameExpression(*program, request.name_expression.c_str()), "nvrtcAddNameExpression");
+    check_nvrtc(nvrtc().nvrtcAddNameExpression(*program, request.name_expression.c_str()), "nvrtcAddNameExpression");
   }
   std::vector<const char*> option_ptrs;
   for (const std::string& o : options) option_ptrs.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
+  const nvrtcResult compiled =
+      nvrtc().nvrtcCompileProgram(*program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(*program, &log_size);
+  nvrtc().nvrtcGetProgramLogSize(*program, &log_size);
   result.log.resize(log_size);
-  nvrtcGetProgramLog(*program, result.log.data());
+  nvrtc().nvrtcGetProgramLog(*program, result.log.data());
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (compiled != NVRTC_SUCCESS) return result;
 
   for (const CompileRequest& request : batch) {
     const char* lowered = nullptr;
-    check_nvrtc(nvrtcGetLoweredName(*program, request.name_expression.c_str(), &lowered), "nvrtcGetLoweredName");
+    check_nvrtc(nvrtc().nvrtcGetLoweredName(*program, request.name_expression.c_str(), &lowered),
+                "nvrtcGetLoweredName");
     result.entries.emplace_back(lowered);
   }
   std::size_t cubin_size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize");
+  check_nvrtc(nvrtc().nvrtcGetCUBINSize(*program, &cubin_size), "nvrtcGetCUBINSize");
   result.cubin.resize(cubin_size);
-  check_nvrtc(nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN");
+  check_nvrtc(nvrtc().nvrtcGetCUBIN(*program, result.cubin.data()), "nvrtcGetCUBIN");
   result.find_resources();
   result.compiled = true;
   return result;
@@ -178,7 +181,7 @@ std::shared_mutex& report_mutex() {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  check_nvrtc(nvrtc().nvrtcVersion(&major, &minor), "nvrtcVersion");
   return fmt::format("{}.{}", major, minor);
 }
 
@@ -320,11 +323,11 @@ std::vector<CompileOutcome> compile_nvrtc_batch(const std::vector<CompileRequest
 
 std::vector<int> nvrtc_supported_archs() {
   int count = 0;
-  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
+  if (nvrtc().nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
     throw error("NVRTC cannot say which GPU architectures it compiles for");
   }
   std::vector<int> archs(static_cast<std::size_t>(count));
-  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) {
+  if (nvrtc().nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) {
     throw error("NVRTC cannot say which GPU architectures it compiles for");
   }
   std::sort(archs.begin(), archs.end());

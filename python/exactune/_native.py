@@ -10,6 +10,7 @@ folder two levels above this package.
 """
 
 import os
+import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -18,6 +19,47 @@ RUNTIME_LIBRARY = "libexactune_runtime.so"
 
 class NativeLibraryMissing(ImportError):
     pass
+
+
+# NVRTC, which the runtime opens when a first sight of a problem compiles
+# (harness/compile/nvrtc_library.hpp): the major version of the CUDA its
+# headers were, where a toolkit keeps it, and where the nvidia-cuda-nvrtc wheel
+# does (CUDA 13's wheel in nvidia/cu13/lib, CUDA 12's in nvidia/cuda_nvrtc/lib).
+NVRTC_MAJOR = 13
+TOOLKIT_ROOTS = ("/usr/local/cuda",)
+WHEEL_NVRTC_FOLDERS = ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib")
+
+
+def toolkit_nvrtc():
+    """The toolkit's libnvrtc.so.<major>, under $CUDA_HOME or a usual root, or None."""
+    name = f"libnvrtc.so.{NVRTC_MAJOR}"
+    for root in (os.environ.get("CUDA_HOME"), *TOOLKIT_ROOTS):
+        if root and (Path(root) / "lib64" / name).is_file():
+            return Path(root) / "lib64" / name
+    return None
+
+
+def wheel_nvrtc(search_path=None):
+    """The nvidia-cuda-nvrtc wheel's libnvrtc.so.<major> on `search_path` (sys.path), or None."""
+    name = f"libnvrtc.so.{NVRTC_MAJOR}"
+    for entry in sys.path if search_path is None else search_path:
+        for folder in WHEEL_NVRTC_FOLDERS:
+            candidate = Path(entry or ".") / folder / name
+            if candidate.is_file():
+                return candidate.resolve()
+    return None
+
+
+def point_runtime_at_nvrtc(search_path=None):
+    """With no toolkit and no EXACTUNE_NVRTC_LIBRARY, the runtime compiles with the nvidia-cuda-nvrtc wheel's
+    NVRTC: sets EXACTUNE_NVRTC_LIBRARY to it (the runtime reads it at its first compile). A toolkit's NVRTC is
+    preferred, the harness's own. Returns the library the runtime will be pointed at, or None to leave it be."""
+    if os.environ.get("EXACTUNE_NVRTC_LIBRARY") or toolkit_nvrtc():
+        return None
+    found = wheel_nvrtc(search_path)
+    if found:
+        os.environ["EXACTUNE_NVRTC_LIBRARY"] = str(found)
+    return found
 
 
 def source_dir():

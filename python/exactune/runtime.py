@@ -15,6 +15,7 @@ STATUS_NAMES = {0: "EXACTUNE_OK", 1: "EXACTUNE_NOT_SERVED", 2: "EXACTUNE_INVALID
 
 @functools.lru_cache(maxsize=1)
 def _library():
+    _native.point_runtime_at_nvrtc()
     lib = ctypes.CDLL(str(_native.runtime_library()))
     lib.exactune_runtime_last_error.restype = ctypes.c_char_p
     lib.exactune_runtime_candidates.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,

@@ -53,6 +53,7 @@ def _cuda_include_dir():
 
 
 def _load_ops():
+    _native.point_runtime_at_nvrtc()
     runtime = _native.runtime_library()
     source = _native.PACKAGE_DIR / "csrc" / "torch_ops.cpp"
     includes = _native.header_roots()

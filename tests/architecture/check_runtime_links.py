@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What a serving framework loads holds the runtime and nothing of the tuning
 front end: no YAML reader, no benchmark library, no host compiler and no
-subprocess code. The stages' libraries would let any of them in through one
+subprocess code; and it needs no CUDA toolkit library (NVRTC is opened at run
+time, from the toolkit or the nvidia-cuda-nvrtc wheel). The stages' libraries would let any of them in through one
 stray call; this check reads the built shared library itself (its dynamic
 dependencies and its symbol table) and names what it finds.
 
@@ -12,7 +13,7 @@ import subprocess
 import sys
 
 # Libraries the runtime must not need, and symbols it must not hold (demangled).
-FORBIDDEN_LIBRARIES = re.compile(r"yaml-cpp|benchmark|CLI11")
+FORBIDDEN_LIBRARIES = re.compile(r"yaml-cpp|benchmark|CLI11|nvrtc|cudart")
 FORBIDDEN_SYMBOLS = {
     "the YAML reader": re.compile(r"\bYAML::"),
     "the benchmark library": re.compile(r"\bbenchmark::"),
@@ -46,7 +47,7 @@ def main():
         print(problem)
     if found:
         return 1
-    print(f"{library}: no YAML reader, benchmark library, host compiler or command line in it")
+    print(f"{library}: no YAML reader, benchmark library, host compiler, command line or toolkit library in it")
     return 0
 
 

@@ -87,7 +87,13 @@ GpuDescription describe_gpu(int ordinal) {
   check(driver.cuDeviceTotalMem(&total_memory, device), "cuDeviceTotalMem");
   gpu.total_memory_bytes = static_cast<long long>(total_memory);
   gpu.driver_version = driver.driver_version;
-  gpu.nvrtc_version = nvrtc_version();
+  // A GPU is described where no NVRTC is found too: only what compiles needs
+  // one, and it says why when there is none.
+  try {
+    gpu.nvrtc_version = nvrtc_version();
+  } catch (const error&) {
+    gpu.nvrtc_version = "none";
+  }
   return gpu;
 }
 

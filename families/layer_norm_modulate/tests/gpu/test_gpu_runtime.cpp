@@ -19,6 +19,7 @@
 #include "backends/gpu/gpu_timing_primitives.hpp"
 #include "catch.hpp"
 #include "compile/compiler.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "support/shared_gpu.hpp"
 
 namespace exactune {
@@ -46,22 +47,23 @@ extern "C" __global__ void reverse_through_shared(unsigned int* out) {
 
 std::string compile_test_cubin() {
   nvrtcProgram program = nullptr;
-  REQUIRE(nvrtcCreateProgram(&program, kTestKernelSource, "test_kernels.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
-  const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(&program,
-                                                                     [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  REQUIRE(nvrtc().nvrtcCreateProgram(&program, kTestKernelSource, "test_kernels.cu", 0, nullptr, nullptr) ==
+          NVRTC_SUCCESS);
+  const std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(
+      &program, [](nvrtcProgram* p) { nvrtc().nvrtcDestroyProgram(p); });
   const std::string arch = "-arch=" + gpu().target();  // a real architecture, so NVRTC emits a cubin
   const char* options[] = {arch.c_str()};
-  if (nvrtcCompileProgram(program, 1, options) != NVRTC_SUCCESS) {
+  if (nvrtc().nvrtcCompileProgram(program, 1, options) != NVRTC_SUCCESS) {
     std::size_t log_size = 0;
-    nvrtcGetProgramLogSize(program, &log_size);
+    nvrtc().nvrtcGetProgramLogSize(program, &log_size);
     std::string log(log_size, '\0');
-    nvrtcGetProgramLog(program, log.data());
+    nvrtc().nvrtcGetProgramLog(program, log.data());
     FAIL("NVRTC could not compile the test kernels: " << log);
   }
   std::size_t size = 0;
-  REQUIRE(nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS);
+  REQUIRE(nvrtc().nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS);
   std::string cubin(size, '\0');
-  REQUIRE(nvrtcGetCUBIN(program, cubin.data()) == NVRTC_SUCCESS);
+  REQUIRE(nvrtc().nvrtcGetCUBIN(program, cubin.data()) == NVRTC_SUCCESS);
   return cubin;
 }
 
