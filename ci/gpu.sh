@@ -113,9 +113,9 @@ for stage in "${stages[@]}"; do
       # verified on this GPU at every size served, on the first
       # EXACTUNE_DEFAULTS_ROWS (66) rows of the family's first default shape:
       # this GPU's own record, for reports/<gpu-slug>/<family>/verified_defaults.yaml.
-      # The whole shape (2048 rows) made layer_norm_modulate's inputs on the
-      # host for 20 minutes (on an H100: 1408 of 4353 sizes in 374 s); the
-      # default shapes' whole grids are what the verify stage proves.
+      # The whole shape (2048 rows) made the first family's inputs on the
+      # host for some 20 minutes (on an H100: 1408 of its 4353 sizes in 374 s);
+      # the default shapes' whole grids are what the verify stage proves.
       for family in $families; do
         mkdir -p "$OUT/reports/$family"
         "$bin" verify-defaults --family "$family" --reports reports --gpu-rows "${EXACTUNE_DEFAULTS_ROWS:-66}" \
