@@ -45,11 +45,13 @@ void run_in_parallel(std::size_t count, int workers, const std::function<void(st
 // Each NVRTC program pays its front end, builtin headers and setup once, so
 // misses of one program go into batches. A batch is as large as keeps every
 // worker busy with about two batches (the last ones finish together), and at
-// most kMaxBatch: a kernel's SASS is looked up in its batch's whole cubin, so a
-// larger cubin costs every load of one of its kernels more. Measured on 2
-// cores, the default space cold: 220 s unbatched, 222 s in batches of 8, 184 s
-// in batches of 32.
-constexpr std::size_t kMaxBatch = 32;
+// most kMaxBatch: a kernel's SASS is looked up in its batch's whole cubin, and
+// NVRTC's working memory grows with the program. The default space of the
+// first family cold, sm_90, 2 cores (`/usr/bin/time exactune compile --family
+// F --cache-dir EMPTY --no-table`): batches of 32, 79.1 s and 399 MB peak; of
+// 16, 75.7 s and 281 MB; of 8, 76.3 s and 247 MB. Every kernel's machine code
+// is the same whatever its batch (.text compared for all 1125).
+constexpr std::size_t kMaxBatch = 16;
 
 // What a program without a compiler for the requests' target gets: a failure
 // that names it, each request on its own.
