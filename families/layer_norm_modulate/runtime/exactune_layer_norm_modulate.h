@@ -18,7 +18,9 @@ extern "C" {
  * LayerNorm sees it) and 8-byte aligned; scale and shift rows contiguous, with
  * one row stride for both (0 when every batch shares one row) and 8-byte
  * aligned; out contiguous and 8-byte aligned. batch * tokens == 0 launches
- * nothing and succeeds. */
+ * nothing and succeeds. Per-token modulation (scale and shift (B, S, hidden),
+ * a row per token, row stride r) is batch = B * S, tokens = 1, x_strides
+ * (hidden, hidden, 1) and row stride r: a batch element per token. */
 typedef struct exactune_layer_norm_modulate_args {
   int32_t device;    /* CUDA device ordinal */
   void* stream;      /* a CUstream / cudaStream_t of that device; NULL: the legacy default stream */

@@ -172,6 +172,21 @@ std::optional<std::int64_t> modulation_row_stride(const at::Tensor& t, const at:
   return t.size(0) == 1 ? 0 : t.stride(0);
 }
 
+// A (batch, tokens, hidden) bf16 scale or shift with a row per token of x
+// (per-token modulation, as Wan 2.2's adaLN gives it), hidden contiguous and
+// one row stride across tokens and batch elements: that stride, or nullopt.
+// The family serves it as x of (batch * tokens, 1, hidden): a batch element per
+// token, each with its own row.
+std::optional<std::int64_t> per_token_row_stride(const at::Tensor& t, const at::Tensor& x) {
+  const std::int64_t batch = x.size(0), tokens = x.size(1), hidden = x.size(2);
+  if (t.dim() != 3 || t.size(0) != batch || t.size(1) != tokens || t.size(2) != hidden || tokens < 2 ||
+      t.scalar_type() != at::kBFloat16 || t.device() != x.device() || (hidden > 1 && t.stride(2) != 1)) {
+    return std::nullopt;
+  }
+  if (batch > 1 && t.stride(0) != t.stride(1) * tokens) return std::nullopt;
+  return t.stride(1);
+}
+
 thread_local bool last_modulate_entry_was_token_major = false;
 
 // The variant the op's last fused launch on this thread ran, from the entry it called.
@@ -183,8 +198,15 @@ const char* last_modulate_variant() {
 std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
                                                     const at::Tensor& shift, double eps) {
   if (x.dim() != 3 || x.scalar_type() != at::kBFloat16) return std::nullopt;
-  const auto scale_stride = modulation_row_stride(scale, x);
-  const auto shift_stride = modulation_row_stride(shift, x);
+  auto scale_stride = modulation_row_stride(scale, x);
+  auto shift_stride = modulation_row_stride(shift, x);
+  // Per-token modulation of a contiguous x: a batch element per token.
+  bool per_token = false;
+  if (!scale_stride && !shift_stride && x.is_contiguous()) {
+    scale_stride = per_token_row_stride(scale, x);
+    shift_stride = per_token_row_stride(shift, x);
+    per_token = scale_stride && shift_stride;
+  }
   if (!scale_stride || !shift_stride) return std::nullopt;
   at::Tensor out = new_output(x);
   exactune_layer_norm_modulate_args args{};
@@ -194,17 +216,21 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
   args.scale = scale.data_ptr();
   args.shift = shift.data_ptr();
   args.out = out.data_ptr();
-  args.batch = x.size(0);
-  args.tokens = x.size(1);
+  args.batch = per_token ? x.size(0) * x.size(1) : x.size(0);
+  args.tokens = per_token ? 1 : x.size(1);
   args.hidden = x.size(2);
   for (int d = 0; d < 3; ++d) args.x_strides[d] = x.stride(d);
+  if (per_token) {
+    args.x_strides[0] = x.size(2);  // (batch * tokens, 1, hidden), contiguous
+    args.x_strides[1] = x.size(2);
+  }
   args.scale_row_stride = *scale_stride;
   args.shift_row_stride = *shift_stride;
   args.eps = eps;
   // A token-major x (Sana's (B, C, N) memory seen as (B, N, C)) goes to the
   // family that reads it in place; any other layout to the contiguous one,
   // which serves it only when contiguous.
-  const bool token_major = x.size(1) > 1 && x.size(2) > 1 && x.stride(2) == x.size(1) && x.stride(1) == 1;
+  const bool token_major = !per_token && x.size(1) > 1 && x.size(2) > 1 && x.stride(2) == x.size(1) && x.stride(1) == 1;
   const int status =
       token_major ? exactune_layer_norm_modulate_token_major(&args) : exactune_layer_norm_modulate(&args);
   if (status == EXACTUNE_NOT_SERVED) return std::nullopt;

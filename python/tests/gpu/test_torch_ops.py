@@ -76,6 +76,20 @@ def test_default_shapes_bit_exact(shape):
         et.reset_gate()
 
 
+@pytest.mark.parametrize("batch,tokens,hidden", [(1, 27280, 3072), (2, 300, 2240), (3, 37, 64)])
+def test_per_token_modulation_bit_exact(batch, tokens, hidden):
+    """scale and shift (B, S, D), a row per token: chunks of a (B, S, 6, D) embedding, as Wan 2.2's adaLN gives
+    them. Served fused (a batch element per token), each token with its own rows."""
+    x, _ = inputs(batch, tokens, hidden)
+    g = torch.Generator(device=DEVICE).manual_seed(1)
+    embedding = (0.5 * torch.randn(batch, tokens, 6, hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
+    shift, scale = embedding[:, :, 0], embedding[:, :, 1]
+    check_fused(x, scale, shift, 1e-6)
+    # A scale row per token and a shift row per batch element: not one layout, so eager, still exact.
+    out = et.layer_norm_modulate(x, scale, embedding[:, 0, 0], 1e-6)
+    assert same_bits(out, eager_modulate(x, scale, embedding[:, 0, 0], 1e-6))
+
+
 @pytest.mark.parametrize("hidden", [4, 8, 64, 400, 1000, 2244, 4100, 5120, 8192])
 def test_other_hidden_sizes_bit_exact(hidden):
     x, projection = inputs(2, 77, hidden)

@@ -63,6 +63,18 @@ TEST_CASE("every valid variant at the default hidden size outside the golden dat
   require_all_exact(result);
 }
 
+// Per-token modulation (scale and shift (B, S, D), a row per token) is the
+// family with one token per batch element: seven tokens, each with its own row
+// of a (7, 6, D) embedding, so that a row read for the wrong token shows.
+TEST_CASE("per-token modulation is the family at one token a batch element, each token its own rows, bit-exact",
+          "[cpu_exactness]") {
+  Shape per_token = modulate_shape("cpu-per-token-d3072", 7, 1, 3072, 1e-6, 6);
+  per_token.model = "CPU exactness, per-token modulation";
+  const VerifyStageResult result = exactune_test::verify_on_cpu(layer_norm_modulate_family(), {per_token}, "w4_*");
+  CHECK(result.builds.size() > 20);
+  require_all_exact(result);
+}
+
 // Packed bf16x2 variants only, at an odd size the torch golden test
 // (test_torch_golden.cpp) does not hold: it runs every variant, both elementwise
 // forms, at hidden 4, 64, 400, 2240, 2244 and 4096 against torch's own bits.

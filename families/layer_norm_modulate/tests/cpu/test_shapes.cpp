@@ -39,7 +39,7 @@ const exactune_test::ShapeFileProbe probe(family(), {
 
 }  // namespace
 
-TEST_CASE("the default shape set holds the tuned models and edge cases", "[shapes]") {
+TEST_CASE("the default shape set holds the tuned models, per-token modulation and edge cases", "[shapes]") {
   const ShapeSet set = exactune::default_shapes(family());
   CHECK(set.family == "layer_norm_modulate");
   CHECK(set.source == "<embedded default of layer_norm_modulate>");
@@ -51,9 +51,13 @@ TEST_CASE("the default shape set holds the tuned models and edge cases", "[shape
     int modulation_rows = 6;  // adaLN-Zero: a (B, 6, D) embedding
   };
   const std::vector<Expected> expected = {
-      {"sana-1024px", 2, 1024, 2240, 1e-6},           {"flux1-1024px-image", 1, 4096, 3072, 1e-6},
-      {"flux1-1024px-joint", 1, 4608, 3072, 1e-6, 3}, {"glm-image", 1, 4096, 4096, 1e-5},
-      {"edge-37tok-d2240", 1, 37, 2240, 1e-6},        {"edge-301tok-d4096", 2, 301, 4096, 1e-5},
+      {"sana-1024px", 2, 1024, 2240, 1e-6},
+      {"flux1-1024px-image", 1, 4096, 3072, 1e-6},
+      {"flux1-1024px-joint", 1, 4608, 3072, 1e-6, 3},
+      {"glm-image", 1, 4096, 4096, 1e-5},
+      {"per-token-27280tok-d3072", 27280, 1, 3072, 1e-6},  // per-token modulation: a batch element a token
+      {"edge-37tok-d2240", 1, 37, 2240, 1e-6},
+      {"edge-301tok-d4096", 2, 301, 4096, 1e-5},
       {"edge-1tok-d3072", 1, 1, 3072, 1e-6},
   };
   REQUIRE(set.shapes.size() == expected.size());
