@@ -68,31 +68,30 @@ TEST_CASE("a failed compile is an outcome with its log, not an exception, and th
   CHECK(outcomes[1].ok);
 }
 
-TEST_CASE("the cache key covers defines: a define that changes the code is a different kernel") {
+namespace {
+
+// The kernel that writes `value`, compiled for sm_90 under `name`, with `more` defines.
+CompileRequest defined_value(const std::string& name, int value, std::vector<std::string> more = {}) {
   REQUIRE(kDefinedAdded);
+  more.insert(more.begin(), "EXACTUNE_TEST_VALUE=" + std::to_string(value));
+  return {name, kDefinedPath, "&exactune_kernels::write_defined_value", "sm_90", more};
+}
+
+}  // namespace
+
+TEST_CASE("the cache key covers defines: a define that changes the code is a different kernel") {
   const CompileCache cache(CompileCache::default_directory());
-  CompileRequest one{"one", kDefinedPath, "&exactune_kernels::write_defined_value", "sm_90", {"EXACTUNE_TEST_VALUE=1"}};
-  CompileRequest two = one;
-  two.name = "two";
-  two.defines = {"EXACTUNE_TEST_VALUE=2"};
+  const CompileRequest one = defined_value("one", 1), two = defined_value("two", 2);
   const auto outcomes = compile_all({one, two}, cache);
   REQUIRE(outcomes[0].ok);
   REQUIRE(outcomes[1].ok);
   CHECK(outcomes[0].kernel.binary_bytes() != outcomes[1].kernel.binary_bytes());
 }
 
-TEST_CASE(
-    "the compile summary counts distinct machine code: a define the code ignores makes another binary, not "
-    "other instructions") {
-  REQUIRE(kDefinedAdded);
+TEST_CASE("the compile summary counts distinct machine code: a define the code ignores leaves the instructions alone") {
   const CompileCache cache(CompileCache::default_directory());
-  CompileRequest one{"one", kDefinedPath, "&exactune_kernels::write_defined_value", "sm_90", {"EXACTUNE_TEST_VALUE=1"}};
-  CompileRequest two = one;
-  two.name = "two";
-  two.defines = {"EXACTUNE_TEST_VALUE=2"};
-  CompileRequest one_again = one;
-  one_again.name = "one again";
-  one_again.defines.push_back("EXACTUNE_NOTHING_READS_THIS=1");
+  const CompileRequest one = defined_value("one", 1), two = defined_value("two", 2),
+                       one_again = defined_value("one again", 1, {"EXACTUNE_NOTHING_READS_THIS=1"});
   const auto outcomes = compile_all({one, two, one_again}, cache);
   for (const CompileOutcome& o : outcomes) REQUIRE(o.ok);
   const auto code = kernel_code(outcomes[0].kernel.binary_bytes(), outcomes[0].kernel.entry);
