@@ -7,9 +7,11 @@ through the layer_norm_modulate op, with x permuted as Sana holds it):
   - device time per call under CUDA-graph replay, of the op and of the eager
     chain: a graph of 20 calls, CUDA events around each replay (the sweep's own
     method, so that the op compares with the sweep's figure for its variant);
-  - host time per call on the default stream with no graph, of the op and of
-    the eager chain: a burst of calls timed on the host, no synchronisation
-    inside it.
+  - host time per call on the default stream with no graph, of the op, of the
+    eager chain and of one aten op (the floor under any op's host cost),
+    interleaved: each round times a burst of each, in turn, so that a host
+    whose speed drifts over the run (40% was seen) moves all three alike; the
+    op's figure over the floor's is taken round by round.
 Then the DiT-block examples (examples/run_dit_blocks.py).
 
     python3 python/tools/runtime_bench.py --out runtime.json     (ci/gpu.sh's runtime stage)
@@ -84,6 +86,34 @@ def host_us(fn):
     return statistics.median(bursts), min(bursts)
 
 
+def host_us_interleaved(calls):
+    """{name: (median, best)} host µs per call of each of `calls` ({name: fn}),
+    timed in turn within each of HOST_BURSTS rounds, and the median over rounds
+    of each one's burst over the first's ({name: ratio}): the first is the
+    floor the others are set against."""
+    for fn in calls.values():
+        for _ in range(20):
+            fn()
+    gc.collect()
+    torch.cuda.synchronize()
+    bursts = {name: [] for name in calls}
+    gc.disable()  # as timeit does
+    try:
+        for _ in range(HOST_BURSTS):
+            for name, fn in calls.items():
+                start = time.perf_counter()
+                for _ in range(HOST_CALLS):
+                    fn()
+                bursts[name].append((time.perf_counter() - start) * 1e6 / HOST_CALLS)
+                torch.cuda.synchronize()
+    finally:
+        gc.enable()
+    floor = next(iter(calls))
+    figures = {name: (statistics.median(b), min(b)) for name, b in bursts.items()}
+    over_floor = {name: statistics.median(x / f for x, f in zip(b, bursts[floor])) for name, b in bursts.items()}
+    return figures, over_floor
+
+
 def modulate_case(shape, token_major=False):
     """(make inputs, eager chain, op), each called with the inputs. token_major: x as Sana holds it,
     y.permute(0, 2, 1) of a contiguous (B, D, S) y, which the eager chain copies first and the op reads in place."""
@@ -145,17 +175,22 @@ def measure(family, shape):
     # Not verified: the runtime did not serve the shape (no tables' choice it runs), and eager ran.
     variant = et.last_variant(gate) if status["verified"] == 1 else ""
     # Bound with functools.partial, so that the host figures carry no Python frame of ours.
-    timed_op, timed_eager = (functools.partial(fn, *make(1.0)) for fn in (op, eager))
-    op_host, op_host_best = host_us(timed_op)
-    eager_host, eager_host_best = host_us(timed_eager)
+    args = make(1.0)
+    timed_op, timed_eager = (functools.partial(fn, *args) for fn in (op, eager))
+    # The floor: one aten op on the call's first input, allocating its output as the op does.
+    floor = functools.partial(torch.ops.aten.empty_like.default, args[0])
+    host, over_floor = host_us_interleaved({"floor": floor, "op": timed_op, "eager": timed_eager})
+    (op_host, op_host_best), (eager_host, eager_host_best) = host["op"], host["eager"]
     op_graph, eager_graph = graph_us(timed_op), graph_us(timed_eager)
     row = dict(shape=shape["name"], params={k: v for k, v in shape.items() if k not in ("name", "model")},
                exact=bool(exact and status["enabled"]), fused=status["verified"] == 1, gate=status, variant=variant,
                op_graph_us=op_graph, eager_graph_us=eager_graph,
                op_host_us=op_host, op_host_best_us=op_host_best, eager_host_us=eager_host,
-               eager_host_best_us=eager_host_best)
+               eager_host_best_us=eager_host_best, floor_host_us=host["floor"][0],
+               op_over_floor=over_floor["op"], eager_over_floor=over_floor["eager"])
     print(f"{family:32} {shape['name']:30} exact={row['exact']} {variant or 'not served: eager':60} graph op {row['op_graph_us']:7.2f} "
-          f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} eager {row['eager_host_us']:6.2f} us",
+          f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} eager {row['eager_host_us']:6.2f} "
+          f"floor {row['floor_host_us']:6.2f} us, op {row['op_over_floor']:.2f}x the floor",
           flush=True)
     return row
 
@@ -172,7 +207,9 @@ def main():
                                     "replays, median per call",
                               host=f"perf_counter around bursts of {HOST_CALLS} calls on the default stream, no "
                                    f"graph, no synchronisation inside a burst, Python's garbage collector off "
-                                   f"(as timeit does); median and best of {HOST_BURSTS} bursts"),
+                                   f"(as timeit does); the op, the eager chain and one aten op (empty_like of x, "
+                                   f"the floor) in turn in each of {HOST_BURSTS} rounds; median and best of the "
+                                   f"rounds, and the median of each round's op over floor"),
                   families={})
     with torch.inference_mode():
         # What one Python call of one aten op costs here (it allocates its
