@@ -273,10 +273,11 @@ class SweepComparison {
                                                                      : GateChange::within_noise;
     const std::string run_to_run_words =
         run_to_run ? fmt::format(", run to run {} over {} passes", percent(run_to_run->noise), run_to_run->passes) : "";
-    const std::string noise_words =
-        (judged.from_samples ? fmt::format("{} vs {} samples", figure.baseline_samples, figure.candidate_samples)
-                             : fmt::format("noise {}", percent(judged.summary_noise))) +
-        run_to_run_words;
+    const std::string pooled_words = after.runs > 1 ? fmt::format(" of {} runs", after.runs) : "";
+    const std::string noise_words = (judged.from_samples ? fmt::format("{} vs {} samples{}", figure.baseline_samples,
+                                                                       figure.candidate_samples, pooled_words)
+                                                         : fmt::format("noise {}", percent(judged.summary_noise))) +
+                                    run_to_run_words;
     const std::string figures =
         fmt::format("{}{} ({})", figure.describe(), relative ? " against the copy" : "", noise_words);
     const std::string change_words = fmt::format(

@@ -59,7 +59,9 @@ TEST_CASE("re-measured runs narrow the between-run noise: an unchanged build one
   pool_remeasured(candidate, sampled_run(samples_around(10.0, 0.01), samples_around(4.0, 0.01)));
   CHECK(candidate.shapes[0].variants[0].rotated->runs == 3);
   CHECK(candidate.shapes[0].copy_rotated->runs == 3);
-  CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::within_noise);
+  const GateReport decided = compare_sweeps(baseline, candidate, {});
+  CHECK(change_of(decided) == GateChange::within_noise);
+  CHECK(decided.findings[0].detail.find("vs 90 samples of 3 runs") != std::string::npos);
   // Counted as one run, the same samples stay ambiguous: the runs, not the samples, narrow it.
   candidate.shapes[0].variants[0].rotated->runs = 1;
   CHECK(change_of(compare_sweeps(baseline, candidate, {})) == GateChange::ambiguous);
