@@ -45,9 +45,17 @@ gate_mode_run() {
       return 1
   fi
   spec="$level:$out/sweep.yaml"
+  local gated
   while :; do
+    rm -f "$out/rerun.txt"  # the list this gate call writes, never an earlier one's
+    gated=0
     "$bin" gate --baseline "$reports/sweep.yaml" --candidate "$out/sweep.yaml" "${remeasured[@]}" \
-      --heuristics "$reports/heuristics.yaml" --rerun-list "$out/rerun.txt" >"$out/gate-$round.txt" 2>&1 || true
+      --heuristics "$reports/heuristics.yaml" --rerun-list "$out/rerun.txt" >"$out/gate-$round.txt" 2>&1 || gated=$?
+    if [ "$gated" -ge 2 ]; then  # 1 is a verdict (slower); 2 and up, a gate that could not judge
+      echo "gate power: exactune gate could not judge $out (exit $gated):" >&2
+      tail -3 "$out/gate-$round.txt" >&2
+      return 1
+    fi
     if [ ! -s "$out/rerun.txt" ] || [ "$round" -ge "$remeasure_rounds" ]; then break; fi
     round=$((round + 1))
     again="$out-again-$round"

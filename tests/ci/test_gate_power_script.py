@@ -40,6 +40,9 @@ FAKE = textwrap.dedent('''\
         ambiguous = run in os.environ.get("FAKE_AMBIGUOUS", "").split()
         rounds = int(os.environ.get("FAKE_AMBIGUOUS_ROUNDS", "99"))
         Path(value("--rerun-list")).write_text("shape-a\\n" if ambiguous and given < rounds else "")
+        if run in os.environ.get("FAKE_GATE_BROKEN", "").split():
+            print("t.yaml:3: not a sweep")
+            sys.exit(2)
     elif args[0] == "gate-power":
         specs = [a for a in args if ":" in a and not a.startswith("-")]
         Path(value("--out")).write_text("\\n".join(specs) + "\\n")
@@ -99,6 +102,13 @@ class GatePowerScriptTest(unittest.TestCase):
         self.assertEqual(len(self.calls("sweep")), 4 + 2)
         self.assertIn(f"0:{self.work}/0-1/sweep.yaml+{self.work}/0-1-again-1/sweep.yaml"
                       f"+{self.work}/0-1-again-2/sweep.yaml", self.specs())
+
+    def test_a_gate_that_cannot_judge_fails_its_run_and_the_others_go_on(self):
+        done = self.run_script(1, FAKE_GATE_BROKEN="0.05-1")
+        self.assertIn("exactune gate could not judge", done.stderr)
+        self.assertIn("run 0.05-1 of toy failed", done.stderr)
+        self.assertEqual(len(self.specs()), 3)
+        self.assertFalse(any(s.startswith("0.05:") for s in self.specs()))
 
     def test_a_second_call_resumes_without_sweeping_again(self):
         self.run_script(2, FAKE_AMBIGUOUS="0-2", FAKE_AMBIGUOUS_ROUNDS="1")
