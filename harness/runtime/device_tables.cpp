@@ -258,13 +258,17 @@ std::vector<TableCandidate> table_candidates(const FamilyTable& table, const Dev
     if (!seen) out.push_back({variant, step});
   };
   if (const TableDevice* d = resolution.device) {
-    if (buckets_apply(resolution)) {
+    // The bucket by the rule the runtime keys its plans with (bucket_of), so the
+    // two cannot disagree; none where the buckets do not apply or rows pass them all.
+    const std::vector<std::optional<std::int64_t>> bounds = bucket_bounds(resolution, size);
+    const std::size_t bucket = bucket_of(bounds, rows);
+    if (bucket < bounds.size()) {
+      std::size_t of_size = 0;
       for (const TableBucket& b : d->buckets) {
-        if (b.size == size && (!b.max_rows || rows <= *b.max_rows)) {
-          add(b.variant, CandidateStep::tuned_bucket);
-          for (const std::string& v : b.fallbacks) add(v, CandidateStep::tuned_bucket_fallback);
-          break;
-        }
+        if (b.size != size || of_size++ != bucket) continue;
+        add(b.variant, CandidateStep::tuned_bucket);
+        for (const std::string& v : b.fallbacks) add(v, CandidateStep::tuned_bucket_fallback);
+        break;
       }
     }
     add(d->default_variant, CandidateStep::device_default);
