@@ -6,8 +6,6 @@
 #include <fmt/ranges.h>
 
 #include <cstdlib>
-#include <mutex>
-#include <optional>
 #include <vector>
 
 #include <exactune/error.hpp>
@@ -68,20 +66,10 @@ NvrtcLibrary load() {
 }  // namespace
 
 const NvrtcLibrary& nvrtc() {
-  // Loaded once; a failure is thrown again on every call (with its reason) rather than cached as success.
-  static std::mutex mutex;
-  static std::optional<NvrtcLibrary> library;
-  std::lock_guard lock(mutex);
-  if (!library) library = load();
-  return *library;
-}
-
-std::string nvrtc_source() {
-  try {
-    return nvrtc().path;
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  // Loaded once, by the first caller (a static's initialisation is thread-safe);
+  // a load that throws leaves it uninitialised, so the next call tries again.
+  static const NvrtcLibrary library = load();
+  return library;
 }
 
 }  // namespace exactune

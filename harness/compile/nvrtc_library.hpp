@@ -35,7 +35,4 @@ struct NvrtcLibrary {
 // every place tried when none loads, or the symbol a library lacks.
 const NvrtcLibrary& nvrtc();
 
-// Where NVRTC comes from, without throwing: the path it loaded, or why none.
-std::string nvrtc_source();
-
 }  // namespace exactune
