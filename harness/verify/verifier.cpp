@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <future>
 #include <map>
 #include <memory>
@@ -171,12 +172,21 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
             fmt::format("the reference could not run: {}",
                         earlier->crashed() ? earlier->crash_description() : read_failure_record(earlier->record));
       } else if (any_left) {
+        // The inputs are made on the host first, outside the step: the
+        // deadline is the device's (a multiple of the bytes' roofline), and
+        // a per-token shape's modulation alone is a billion host draws.
+        std::exception_ptr not_made;
+        try {
+          workload = options.recorded_inputs ? options.recorded_inputs->workload(backend, support, shape, input_case)
+                                             : made.at(input_case.name).get();
+        } catch (...) {
+          not_made = std::current_exception();
+        }
         // The reference chain: a few launches over the shape's bytes. Its
         // output stays on the device for every variant's comparison.
         if (steps) steps->begin(setup_step, options.deadlines.for_bytes(8 * bytes));
         try {
-          workload = options.recorded_inputs ? options.recorded_inputs->workload(backend, support, shape, input_case)
-                                             : made.at(input_case.name).get();
+          if (not_made) std::rethrow_exception(not_made);
           workload->launch_reference();
           backend.synchronize();
           if (steps) steps->end(setup_step);
