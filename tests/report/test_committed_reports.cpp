@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -116,11 +117,18 @@ TEST_CASE("committed reports: each header and JSON is what its heuristics.yaml a
       const fs::path yaml = entry.path() / "heuristics.yaml";
       if (!fs::is_regular_file(yaml)) continue;
       INFO(yaml.string() << ": regenerate with `exactune emit-header --from " << yaml.string() << "`");
-      exactune::FamilyTables tables = exactune::family_tables(exactune::load_heuristics_file(yaml.string()));
-      exactune::read_defaults_record(tables, exactune::tables_dir_of(yaml));
-      CHECK(tables.defaults_record.has_value());
-      CHECK(bytes_of(entry.path() / exactune::kHeuristicsHeaderFile) == exactune::emit_header(tables));
-      CHECK(bytes_of(entry.path() / exactune::kHeuristicsJsonFile) == exactune::emit_json(tables));
+      // The host's record, and the GPU's own where it made one beside its yaml.
+      const exactune::Heuristics heuristics = exactune::load_heuristics_file(yaml.string());
+      const std::optional<exactune::DefaultsRecord> record =
+          exactune::defaults_record_of(heuristics.family, exactune::tables_dir_of(yaml));
+      CHECK(record.has_value());
+      const std::vector<exactune::GeneratedFile> files = exactune::generated_tables_files(
+          heuristics, record, exactune::device_record_beside(yaml, heuristics.family, heuristics.device.name));
+      CHECK(files.size() == 2);
+      for (const exactune::GeneratedFile& f : files) {
+        INFO(f.path.string());
+        CHECK(bytes_of(entry.path() / f.path) == f.text);
+      }
       ++checked;
     }
   }
