@@ -108,12 +108,12 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 4.631 us on edge-37tok-d2240-token-major; runner-up
-    // tile2_padded_n4_w8_r2_v8_early +7.37%
+    // hidden 2240, rows <= 275: 4.633 us on edge-37tok-d2240-token-major; runner-up
+    // tile2_padded_n4_w8_r2_v8_early +5.65%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, 275, {Read::tile, 8, 2, 8, Modulation::early, Grid::full, 2, TileLayout::swizzled, 4, 1, "tile2_swizzled_n4_w8_r2_v8_early"},
      {Read::tile, 8, 2, 8, Modulation::early, Grid::full, 2, TileLayout::swizzled, 4, 1, "tile2_swizzled_n4_w8_r2_v8_early"}},
-    // hidden 2240, rows > 275: 11.077 us on sana-1024px-token-major; runner-up lanes16_n8_w16_early
-    // +2.15%
+    // hidden 2240, rows > 275: 11.271 us on sana-1024px-token-major; runner-up lanes16_n8_w16_early
+    // +0.45%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, -1, {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"},
      {Read::lanes, 8, 1, 8, Modulation::early, Grid::full, 8, TileLayout::padded, 8, 1, "lanes8_n8_w8_early"}},
 };

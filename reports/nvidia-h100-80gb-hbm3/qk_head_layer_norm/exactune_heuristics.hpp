@@ -94,32 +94,32 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    // head_dim 32, every row count: 13.96 us on dit-h70-d32; runner-up w2_r16_v8_rcp_joint -0.92%
+    // head_dim 32, every row count: 13.964 us on dit-h70-d32; runner-up w2_r16_v8_rcp_joint -0.76%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 32, -1, {2, 16, 16, Counts::rcp, QkGrid::joint, "w2_r16_v16_rcp_joint"},
      {2, 16, 8, Counts::rcp, QkGrid::joint, "w2_r16_v8_rcp_joint"}},
-    // head_dim 64, every row count: 38.827 us on dit-h48-d64; runner-up w1_r8_v16_rcp_joint -0.18%
+    // head_dim 64, every row count: 38.891 us on dit-h48-d64; runner-up w1_r8_v16_rcp_joint -0.28%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 64, -1, {2, 8, 8, Counts::rcp, QkGrid::joint, "w2_r8_v8_rcp_joint"},
      {2, 8, 8, Counts::rcp, QkGrid::joint, "w2_r8_v8_rcp_joint"}},
-    // head_dim 128, rows <= 12457: 2.2 us on edge-37tok-d128; runner-up w4_r8_v8_rcp_joint +0.37%;
-    // shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, 12457, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
-    // head_dim 128, rows 12458..146542: 46.294 us on glm-image-1024px; runner-up
-    // w8_r16_v8_rcp_joint -0.10%; shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, 146542, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
-    // head_dim 128, rows > 146542: 57.093 us on glm-image-1024px-joint; runner-up
-    // w8_r16_v8_rcp_joint -0.21%; shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, -1, {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
+    // head_dim 128, rows <= 12457: 2.202 us on edge-37tok-d128; runner-up w2_r4_v8_rcp_joint
+    // -0.04%; shared by the size's buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, 12457, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
+    // head_dim 128, rows 12458..146542: 46.334 us on glm-image-1024px; runner-up
+    // w8_r16_v8_rcp_joint -0.09%; shared by the size's buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, 146542, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
+    // head_dim 128, rows > 146542: 57.082 us on glm-image-1024px-joint; runner-up
+    // w8_r16_v8_rcp_joint -0.19%; shared by the size's buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 128, -1, {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
 };
 
 // The configuration chosen most often on each device, in the order rule 1 tries them.
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, false,
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"},
-     {2, 4, 8, Counts::rcp, QkGrid::joint, "w2_r4_v8_rcp_joint"}},
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, true,
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"},
+     {4, 8, 8, Counts::rcp, QkGrid::joint, "w4_r8_v8_rcp_joint"}},
 };
 
 // Rule 4, the global default: one warp per head row with thread p as aten's lane p of warp 0,
@@ -131,10 +131,18 @@ inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
     {"w2_r16_v16_rcp_joint", 32, 32, 1, "NVIDIA H100 80GB HBM3"},
     {"w2_r8_v8_rcp_joint", 64, 64, 1, "NVIDIA H100 80GB HBM3"},
-    {"w2_r4_v8_rcp_joint", 128, 128, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r8_v8_rcp_joint", 128, 128, 1, "NVIDIA H100 80GB HBM3"},
+    // exact on NVIDIA H100 80GB HBM3 (sm_90) (exactune verify-defaults --family qk_head_layer_norm
+    // --gpu-rows 66)
+    {"w4_r4_v8_rcp_joint", 4, 128, 4, "NVIDIA H100 80GB HBM3"},
+    {"w2_r4_v8_rcp_joint", 4, 128, 4, "NVIDIA H100 80GB HBM3"},
+    {"w2_r16_v16_rcp_joint", 8, 128, 8, "NVIDIA H100 80GB HBM3"},
+    {"w2_r16_v8_rcp_joint", 4, 128, 4, "NVIDIA H100 80GB HBM3"},
+    {"w2_r32_v8_rcp_joint", 32, 32, 1, "NVIDIA H100 80GB HBM3"},
+    {"w1_r8_v8_rcp_joint", 128, 128, 1, "NVIDIA H100 80GB HBM3"},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
     {"w4_r4_v8_rcp_joint", 4, 128, 4, nullptr},
-    {"w2_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w4_r8_v8_rcp_joint", 4, 128, 4, nullptr},
     {"w2_r16_v16_rcp_joint", 8, 128, 8, nullptr},
     {"w2_r16_v8_rcp_joint", 4, 128, 4, nullptr},
     {"w2_r32_v8_rcp_joint", 32, 32, 1, nullptr},

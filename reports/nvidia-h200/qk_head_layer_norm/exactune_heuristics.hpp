@@ -134,7 +134,7 @@ inline constexpr VerifiedSizes kVerified[] = {
     {"w1_r8_v16_rcp_joint", 128, 128, 1, "NVIDIA H200"},
     // exact on host (exactune verify-defaults --family qk_head_layer_norm --cpu --rows 5)
     {"w4_r4_v8_rcp_joint", 4, 128, 4, nullptr},
-    {"w2_r4_v8_rcp_joint", 4, 128, 4, nullptr},
+    {"w4_r8_v8_rcp_joint", 4, 128, 4, nullptr},
     {"w2_r16_v16_rcp_joint", 8, 128, 8, nullptr},
     {"w2_r16_v8_rcp_joint", 4, 128, 4, nullptr},
     {"w2_r32_v8_rcp_joint", 32, 32, 1, nullptr},
