@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -67,30 +69,29 @@ struct Device {
   CUcontext context = nullptr;
 };
 
-// How many CTAs of one function the GPU holds at once, per block size, asked
-// of the driver once each: called by a plan's launch on every call, from any
-// thread.
+// How many CTAs of one function the GPU holds at once, for a block size,
+// asked of the driver: called by a plan's launch on every call, from any
+// thread. A variant launches one block size, so the last answer is kept in one
+// atomic word and a call takes no lock; another block size asks again.
 class ResidentCtasOf {
  public:
   ResidentCtasOf(CUfunction function, unsigned sm_count)
-      : memo_(std::make_shared<Memo>()), function_(function), sm_count_(sm_count) {}
+      : last_(std::make_shared<std::atomic<std::uint64_t>>(0)), function_(function), sm_count_(sm_count) {}
 
   unsigned operator()(unsigned block_threads) const {
-    std::lock_guard lock(memo_->mutex);
-    if (const auto it = memo_->ctas.find(block_threads); it != memo_->ctas.end()) return it->second;
+    const std::uint64_t last = last_->load(std::memory_order_relaxed);
+    if (last != 0 && static_cast<unsigned>(last >> 32) == block_threads) return static_cast<unsigned>(last);
     int per_sm = 0;
     check(cuda_driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(block_threads),
                                                                     0),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-    return memo_->ctas[block_threads] = std::max(1u, static_cast<unsigned>(per_sm) * sm_count_);
+    const unsigned ctas = std::max(1u, static_cast<unsigned>(per_sm) * sm_count_);
+    last_->store((std::uint64_t{block_threads} << 32) | ctas, std::memory_order_relaxed);
+    return ctas;
   }
 
  private:
-  struct Memo {
-    std::mutex mutex;
-    std::map<unsigned, unsigned> ctas;
-  };
-  std::shared_ptr<Memo> memo_;
+  std::shared_ptr<std::atomic<std::uint64_t>> last_;  // block_threads << 32 | CTAs; 0: none yet
   CUfunction function_;
   unsigned sm_count_;
 };
