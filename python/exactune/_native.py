@@ -27,6 +27,8 @@ class NativeLibraryMissing(ImportError):
 # does (CUDA 13's wheel in nvidia/cu13/lib, CUDA 12's in nvidia/cuda_nvrtc/lib).
 NVRTC_MAJOR = 13
 TOOLKIT_ROOTS = ("/usr/local/cuda",)
+# The dynamic loader's cache, which the runtime's dlopen of the bare name reads.
+LD_SO_CACHE = Path("/etc/ld.so.cache")
 WHEEL_NVRTC_FOLDERS = ("nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib")
 
 
@@ -36,6 +38,21 @@ def toolkit_nvrtc():
     for root in (os.environ.get("CUDA_HOME"), *TOOLKIT_ROOTS):
         if root and (Path(root) / "lib64" / name).is_file():
             return Path(root) / "lib64" / name
+    return None
+
+
+def loader_nvrtc():
+    """The libnvrtc.so.<major> the runtime's dlopen of the bare name finds before any toolkit root: on
+    LD_LIBRARY_PATH, or named in the loader's cache (a path, or the bare name), else None."""
+    name = f"libnvrtc.so.{NVRTC_MAJOR}"
+    for folder in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if folder and (Path(folder) / name).is_file():
+            return Path(folder) / name
+    try:
+        if name.encode() in LD_SO_CACHE.read_bytes():
+            return Path(name)
+    except OSError:
+        pass
     return None
 
 
@@ -51,10 +68,12 @@ def wheel_nvrtc(search_path=None):
 
 
 def point_runtime_at_nvrtc(search_path=None):
-    """With no toolkit and no EXACTUNE_NVRTC_LIBRARY, the runtime compiles with the nvidia-cuda-nvrtc wheel's
-    NVRTC: sets EXACTUNE_NVRTC_LIBRARY to it (the runtime reads it at its first compile). A toolkit's NVRTC is
-    preferred, the harness's own. Returns the library the runtime will be pointed at, or None to leave it be."""
-    if os.environ.get("EXACTUNE_NVRTC_LIBRARY") or toolkit_nvrtc():
+    """With no NVRTC the runtime finds itself (EXACTUNE_NVRTC_LIBRARY, the loader's path, a toolkit's) it
+    compiles with the nvidia-cuda-nvrtc wheel's: sets EXACTUNE_NVRTC_LIBRARY to it (the runtime reads it at its
+    first compile). The runtime's own search comes first, in its order (harness/compile/nvrtc_library.hpp), so
+    that a toolkit on LD_LIBRARY_PATH is not displaced. Returns the library the runtime will be pointed at, or
+    None to leave it be."""
+    if os.environ.get("EXACTUNE_NVRTC_LIBRARY") or loader_nvrtc() or toolkit_nvrtc():
         return None
     found = wheel_nvrtc(search_path)
     if found:

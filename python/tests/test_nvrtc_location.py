@@ -20,8 +20,13 @@ class NvrtcLocationTest(unittest.TestCase):
         self.env.start()
         os.environ.pop("EXACTUNE_NVRTC_LIBRARY", None)
         os.environ.pop("CUDA_HOME", None)
+        os.environ.pop("LD_LIBRARY_PATH", None)
+        # This machine's own loader cache is not the test's.
+        self.cache = mock.patch.object(_native, "LD_SO_CACHE", self.root / "ld.so.cache")
+        self.cache.start()
 
     def tearDown(self):
+        self.cache.stop()
         self.env.stop()
         self.folder.cleanup()
 
@@ -47,6 +52,23 @@ class NvrtcLocationTest(unittest.TestCase):
         os.environ["CUDA_HOME"] = str(self.root / "cuda")
         self.assertEqual(_native.toolkit_nvrtc(), toolkit)
         self.assertIsNone(_native.point_runtime_at_nvrtc([str(self.site)]))
+        self.assertNotIn("EXACTUNE_NVRTC_LIBRARY", os.environ)
+
+    def test_an_nvrtc_on_the_loader_path_is_left_to_the_runtime(self):
+        self.library(self.site / "nvidia" / "cu13" / "lib")
+        on_path = self.library(self.root / "elsewhere")
+        os.environ["LD_LIBRARY_PATH"] = f"{self.root / 'empty'}:{on_path.parent}"
+        with mock.patch.object(_native, "TOOLKIT_ROOTS", ()):
+            self.assertEqual(_native.loader_nvrtc(), on_path)
+            self.assertIsNone(_native.point_runtime_at_nvrtc([str(self.site)]))
+        self.assertNotIn("EXACTUNE_NVRTC_LIBRARY", os.environ)
+
+    def test_an_nvrtc_in_the_loader_cache_is_left_to_the_runtime(self):
+        self.library(self.site / "nvidia" / "cu13" / "lib")
+        (self.root / "ld.so.cache").write_bytes(b"\0ld.so-1.7.0\0libnvrtc.so.%d\0/opt/cuda/lib64/libnvrtc.so.%d\0"
+                                                % (_native.NVRTC_MAJOR, _native.NVRTC_MAJOR))
+        with mock.patch.object(_native, "TOOLKIT_ROOTS", ()):
+            self.assertIsNone(_native.point_runtime_at_nvrtc([str(self.site)]))
         self.assertNotIn("EXACTUNE_NVRTC_LIBRARY", os.environ)
 
     def test_a_value_already_set_is_left_alone(self):
