@@ -11,6 +11,10 @@
 They are `torch.ops.exactune.layer_norm_modulate` and
 `torch.ops.exactune.qk_head_layer_norm`, registered in C++ (csrc/torch_ops.cpp)
 with Meta kernels, so torch.compile(fullgraph=True) and CUDA graphs take them.
+Called eagerly, these functions skip the dispatcher: they call the op's CUDA
+kernel through the extension module's direct entry, which hands any call the
+dispatcher must see (autograd, a tensor subclass or mode, a CPU tensor) to the
+op itself. Under torch.compile they are the ops.
 Each runs behind an exactness gate: a new input signature is checked once
 against the eager chain, bit for bit; a mismatch disables the op's fused path
 for good with a warning naming the first differing element, while a failure of
@@ -62,21 +66,37 @@ def _load_ops():
     # changed header rebuilds too.
     headers = sorted([*(includes[0] / "exactune").glob("*.h*"), *includes[1].glob("*/runtime/*.h")])
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in headers)).hexdigest()[:16]
-    _cpp_extension.load(
+    return _cpp_extension.load(
         name="exactune_torch_ops",
         sources=[str(source)],
         extra_include_paths=[str(p) for p in includes] + [_cuda_include_dir()],
         extra_cflags=["-O2", f"-DEXACTUNE_HEADERS_DIGEST={digest}"],
         extra_ldflags=[str(runtime), f"-Wl,-rpath,{runtime.parent}", "-lc10_cuda", "-ltorch_cuda"],
-        is_python_module=False,
+        is_python_module=True,
         verbose=os.environ.get("EXACTUNE_VERBOSE_BUILD") == "1",
     )
 
 
-_load_ops()
+_direct = _load_ops()
+_modulate_op = torch.ops.exactune.layer_norm_modulate.default
+_qk_op = torch.ops.exactune.qk_head_layer_norm.default
+_direct_modulate = _direct.layer_norm_modulate
+_direct_qk = _direct.qk_head_layer_norm
+_is_compiling = torch.compiler.is_compiling
 
-layer_norm_modulate = torch.ops.exactune.layer_norm_modulate.default
-qk_head_layer_norm = torch.ops.exactune.qk_head_layer_norm.default
+
+def layer_norm_modulate(x, scale, shift, eps=1e-6):
+    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit (see the module's help)."""
+    if _is_compiling():
+        return _modulate_op(x, scale, shift, eps)
+    return _direct_modulate(x, scale, shift, eps)
+
+
+def qk_head_layer_norm(q, k, eps=1e-6):
+    """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit."""
+    if _is_compiling():
+        return _qk_op(q, k, eps)
+    return _direct_qk(q, k, eps)
 
 
 def gate_status(op="layer_norm_modulate"):

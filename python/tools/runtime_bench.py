@@ -7,9 +7,10 @@ through the layer_norm_modulate op, with x permuted as Sana holds it):
   - device time per call under CUDA-graph replay, of the op and of the eager
     chain: a graph of 20 calls, CUDA events around each replay (the sweep's own
     method, so that the op compares with the sweep's figure for its variant);
-  - host time per call on the default stream with no graph, of the op, of the
-    eager chain and of one aten op (the floor under any op's host cost),
-    interleaved: each round times a burst of each, in turn, so that a host
+  - host time per call on the default stream with no graph, of the op as
+    exactune.torch calls it (its direct entry), of the same op through the
+    dispatcher (torch.ops.exactune.*), of the eager chain and of one aten op
+    (the floor under any op's host cost), interleaved: each round times a burst of each, in turn, so that a host
     whose speed drifts over the run (40% was seen) moves all three alike; the
     op's figure over the floor's is taken round by round.
 Then the DiT-block examples (examples/run_dit_blocks.py).
@@ -131,7 +132,7 @@ def modulate_case(shape, token_major=False):
     def eager(x, scale, shift, eps):
         return F.layer_norm(x, (d,), eps=eps) * (1 + scale[:, None]) + shift[:, None]
 
-    return make, eager, et.layer_norm_modulate
+    return make, eager, et.layer_norm_modulate, torch.ops.exactune.layer_norm_modulate.default
 
 
 def qk_case(shape):
@@ -146,7 +147,7 @@ def qk_case(shape):
     def eager(q, k, eps):
         return F.layer_norm(q, (d,), eps=eps), F.layer_norm(k, (d,), eps=eps)
 
-    return make, eager, et.qk_head_layer_norm
+    return make, eager, et.qk_head_layer_norm, torch.ops.exactune.qk_head_layer_norm.default
 
 
 def same_outputs(a, b):
@@ -163,7 +164,7 @@ CASES = {"layer_norm_modulate": modulate_case, "qk_head_layer_norm": qk_case,
 
 
 def measure(family, shape):
-    make, eager, op = CASES[family](shape)
+    make, eager, op, dispatched = CASES[family](shape)
     gate = FAMILY_OPS[family]
     exact = True
     for amplitude in AMPLITUDES:
@@ -176,10 +177,11 @@ def measure(family, shape):
     variant = et.last_variant(gate) if status["verified"] == 1 else ""
     # Bound with functools.partial, so that the host figures carry no Python frame of ours.
     args = make(1.0)
-    timed_op, timed_eager = (functools.partial(fn, *args) for fn in (op, eager))
+    timed_op, timed_dispatched, timed_eager = (functools.partial(fn, *args) for fn in (op, dispatched, eager))
     # The floor: one aten op on the call's first input, allocating its output as the op does.
     floor = functools.partial(torch.ops.aten.empty_like.default, args[0])
-    host, over_floor = host_us_interleaved({"floor": floor, "op": timed_op, "eager": timed_eager})
+    host, over_floor = host_us_interleaved(
+        {"floor": floor, "op": timed_op, "dispatched": timed_dispatched, "eager": timed_eager})
     (op_host, op_host_best), (eager_host, eager_host_best) = host["op"], host["eager"]
     op_graph, eager_graph = graph_us(timed_op), graph_us(timed_eager)
     row = dict(shape=shape["name"], params={k: v for k, v in shape.items() if k not in ("name", "model")},
@@ -187,9 +189,11 @@ def measure(family, shape):
                op_graph_us=op_graph, eager_graph_us=eager_graph,
                op_host_us=op_host, op_host_best_us=op_host_best, eager_host_us=eager_host,
                eager_host_best_us=eager_host_best, floor_host_us=host["floor"][0],
-               op_over_floor=over_floor["op"], eager_over_floor=over_floor["eager"])
+               op_over_floor=over_floor["op"], eager_over_floor=over_floor["eager"],
+               dispatched_host_us=host["dispatched"][0], dispatched_over_floor=over_floor["dispatched"])
     print(f"{family:32} {shape['name']:30} exact={row['exact']} {variant or 'not served: eager':60} graph op {row['op_graph_us']:7.2f} "
-          f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} eager {row['eager_host_us']:6.2f} "
+          f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} through the dispatcher "
+          f"{row['dispatched_host_us']:6.2f} eager {row['eager_host_us']:6.2f} "
           f"floor {row['floor_host_us']:6.2f} us, op {row['op_over_floor']:.2f}x the floor",
           flush=True)
     return row
@@ -207,7 +211,8 @@ def main():
                                     "replays, median per call",
                               host=f"perf_counter around bursts of {HOST_CALLS} calls on the default stream, no "
                                    f"graph, no synchronisation inside a burst, Python's garbage collector off "
-                                   f"(as timeit does); the op, the eager chain and one aten op (empty_like of x, "
+                                   f"(as timeit does); the op (exactune.torch's direct entry), the op through the "
+                                   f"dispatcher, the eager chain and one aten op (empty_like of x, "
                                    f"the floor) in turn in each of {HOST_BURSTS} rounds; median and best of the "
                                    f"rounds, and the median of each round's op over floor"),
                   families={})

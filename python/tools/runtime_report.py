@@ -77,6 +77,11 @@ def family_section(family, rows, medians):
                          f"{min(over_floor):.2f}x to {max(over_floor):.2f}x "
                          f"({sum(x <= FLOOR_GOAL for x in over_floor)} of {len(over_floor)} at or under "
                          f"{FLOOR_GOAL}x).")
+        dispatched = [(r["dispatched_host_us"], r["dispatched_over_floor"]) for r in rows if "dispatched_host_us" in r]
+        if dispatched:  # runs that timed the op through the dispatcher too (the op above is the direct entry)
+            lines.append(f"The same op through the dispatcher (torch.ops.exactune), in the same rounds: "
+                         f"{min(d for d, _ in dispatched):.2f} to {max(d for d, _ in dispatched):.2f} µs, "
+                         f"{min(f for _, f in dispatched):.2f}x to {max(f for _, f in dispatched):.2f}x the floor.")
         lines.append("")
     return lines
 

@@ -9,11 +9,18 @@
 // serve (not bf16, not CUDA, misaligned, a size or layout aten runs through
 // another kernel) run the eager chain and never raise. The Meta kernels make
 // the ops traceable by torch.compile; the CPU kernels are the eager chain.
+//
+// The same ops are also pybind11 functions of this extension module (the
+// direct entries, at the end), which exactune.torch calls in eager mode: the
+// dispatcher's boxed path is most of a call's host cost.
 #include <ATen/ATen.h>
 #include <ATen/cuda/EmptyTensor.h>
+#include <c10/core/DispatchKeySet.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/extension.h>
 #include <torch/library.h>
 
 #include <array>
@@ -350,7 +357,52 @@ std::string last_variant(const std::string& op) {
   return op == "layer_norm_modulate" ? last_modulate_variant() : exactune_qk_head_layer_norm_last_variant();
 }
 
+// ------------------------------------------------------------ direct entries
+
+// A tensor the registered CUDA kernel would receive as it is: on CUDA, no
+// autograd to record, no tensor subclass (a Python key: FakeTensor, ...), no
+// functorch transform. Any other call goes through the dispatcher, so that a
+// direct call behaves as the op does in every case.
+bool plain_cuda(const at::Tensor& t) {
+  const c10::DispatchKeySet keys = t.key_set();
+  return t.is_cuda() && !(t.requires_grad() && at::GradMode::is_enabled()) && !keys.has_any(c10::python_ks) &&
+         !keys.has_any(c10::functorch_transforms_ks);
+}
+
+template <class... Tensors>
+bool direct_serves(const Tensors&... tensors) {
+  // A Python mode (a TorchDispatchMode, a fake mode) sees calls through the dispatcher only.
+  return !c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::Python) && (plain_cuda(tensors) && ...);
+}
+
+at::Tensor layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                      double eps) {
+  if (direct_serves(x, scale, shift)) return layer_norm_modulate_cuda(x, scale, shift, eps);
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("exactune::layer_norm_modulate", "")
+                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, double)>();
+  return op.call(x, scale, shift, eps);
+}
+
+TensorPair qk_head_layer_norm_direct(const at::Tensor& q, const at::Tensor& k, double eps) {
+  if (direct_serves(q, k)) return qk_head_layer_norm_cuda(q, k, eps);
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("exactune::qk_head_layer_norm", "")
+                             .typed<TensorPair(const at::Tensor&, const at::Tensor&, double)>();
+  return op.call(q, k, eps);
+}
+
 }  // namespace
+
+// The extension module (named by torch's extension builder): the direct
+// entries, each with the GIL released, as torch.ops calls are, so that a first
+// sight's compile does not stall other Python threads.
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("layer_norm_modulate", &layer_norm_modulate_direct, pybind11::call_guard<pybind11::gil_scoped_release>(),
+        "exactune::layer_norm_modulate without the dispatcher, for eager calls");
+  m.def("qk_head_layer_norm", &qk_head_layer_norm_direct, pybind11::call_guard<pybind11::gil_scoped_release>(),
+        "exactune::qk_head_layer_norm without the dispatcher, for eager calls");
+}
 
 TORCH_LIBRARY(exactune, m) {
   m.def("layer_norm_modulate(Tensor x, Tensor scale, Tensor shift, float eps=1e-06) -> Tensor");

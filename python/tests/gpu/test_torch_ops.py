@@ -6,7 +6,8 @@ chunks of a (B, k*D) adaLN projection, one row for every batch); inputs the
 runtime does not serve run eager without raising; CUDA-graph capture and
 replay; torch.compile(fullgraph=True); a planted fault closes the gate for good
 with a warning naming the first mismatch; tables overridden with an unknown
-device name resolve by compute capability and SM count.
+device name resolve by compute capability and SM count; the direct entry that
+eager calls take gives the op's bits and hands the dispatcher what it must see.
 """
 
 import json
@@ -313,6 +314,46 @@ print(et.last_variant())
     result = run_python(code, EXACTUNE_TABLES_DIR=str(tmp_path))
     assert "no table under this name; same compute capability and SM count" in result.stderr, result.stderr
     assert "(tuned bucket)" in result.stdout
+
+
+def test_the_direct_entry_gives_the_ops_bits_and_hands_the_dispatcher_what_it_must_see():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    x, projection = inputs(2, 77, 2240)
+    scale, shift = projection[:, :2240], projection[:, 2240:4480]
+    op = torch.ops.exactune.layer_norm_modulate.default
+    assert et.layer_norm_modulate is not op  # eager calls skip the dispatcher
+    assert same_bits(et.layer_norm_modulate(x, scale, shift, 1e-6), op(x, scale, shift, 1e-6))
+    q = k = x.view(2, 77, 35, 64)
+    assert all(same_bits(a, b) for a, b in zip(et.qk_head_layer_norm(q, k, 1e-6),
+                                               torch.ops.exactune.qk_head_layer_norm.default(q, k, 1e-6)))
+
+    # A Python mode sees the op: the direct entry went through the dispatcher.
+    class Seen(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.calls = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.calls.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Seen() as seen:
+        et.layer_norm_modulate(x, scale, shift, 1e-6)
+    assert any("exactune.layer_norm_modulate" in call for call in seen.calls), seen.calls
+    # Autograd is the dispatcher's: the direct entry answers as the op does.
+    wants_grad = x.clone().requires_grad_()
+
+    def answer(fn):
+        try:
+            return fn(wants_grad, scale, shift, 1e-6).requires_grad
+        except RuntimeError as error:
+            return f"raised: {error}".split("\n")[0]
+
+    assert answer(et.layer_norm_modulate) == answer(op)
+    # CPU tensors run the eager chain.
+    cpu = [t.cpu() for t in (x, scale, shift)]
+    assert same_bits(et.layer_norm_modulate(*cpu, 1e-6), eager_modulate(*cpu, 1e-6))
 
 
 @pytest.mark.parametrize("shape", default_shapes("qk_head_layer_norm"), ids=lambda s: s["name"])
