@@ -202,7 +202,12 @@ def measure(family, shape):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="the JSON to write")
-    parser.add_argument("--dit-iters", type=int, default=30, help="timed forwards per DiT block (default 30)")
+    parser.add_argument("--dit-iters", type=int, default=30,
+                        help="timed forwards per DiT block (default 30; 0: no DiT blocks)")
+    parser.add_argument("--family", action="append", choices=sorted(FAMILY_OPS),
+                        help="measure this family only (repeatable; default: every family)")
+    parser.add_argument("--shape", action="append",
+                        help="measure this default shape only (repeatable; default: every shape of the families)")
     options = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("runtime_bench: no CUDA device")
@@ -222,9 +227,10 @@ def main():
         x = torch.empty(2, 1024, 2240, dtype=torch.bfloat16, device="cuda")
         floor, floor_best = host_us(functools.partial(torch.ops.aten.empty_like.default, x))
         result["host_floor_us"] = dict(aten_empty_like=floor, aten_empty_like_best=floor_best)
-        for family in FAMILY_OPS:
-            result["families"][family] = [measure(family, shape) for shape in default_shapes(family)]
-    result["dit_blocks"] = run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters)
+        for family in options.family or FAMILY_OPS:
+            shapes = [s for s in default_shapes(family) if not options.shape or s["name"] in options.shape]
+            result["families"][family] = [measure(family, shape) for shape in shapes]
+    result["dit_blocks"] = run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters) if options.dit_iters else []
     Path(options.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {options.out}")
     bad = [r["shape"] for rows in result["families"].values() for r in rows if not r["exact"]]
