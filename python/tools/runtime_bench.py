@@ -65,28 +65,6 @@ def graph_us(fn):
     return statistics.median(per_call)
 
 
-def host_us(fn):
-    """(median, best) host µs per call over bursts, default stream, no graph.
-    The host's other work only ever adds time: the best burst is the op's own
-    cost, the median what a busy host sees."""
-    for _ in range(20):
-        fn()
-    gc.collect()
-    torch.cuda.synchronize()
-    bursts = []
-    gc.disable()  # as timeit does: a collection of everything earlier shapes left is not the op's cost
-    try:
-        for _ in range(HOST_BURSTS):
-            start = time.perf_counter()
-            for _ in range(HOST_CALLS):
-                fn()
-            bursts.append((time.perf_counter() - start) * 1e6 / HOST_CALLS)
-            torch.cuda.synchronize()
-    finally:
-        gc.enable()
-    return statistics.median(bursts), min(bursts)
-
-
 def host_us_interleaved(calls):
     """{name: (median, best)} host µs per call of each of `calls` ({name: fn}),
     timed in turn within each of HOST_BURSTS rounds, and the median over rounds
@@ -188,7 +166,7 @@ def measure(family, shape):
                exact=bool(exact and status["enabled"]), fused=status["verified"] == 1, gate=status, variant=variant,
                op_graph_us=op_graph, eager_graph_us=eager_graph,
                op_host_us=op_host, op_host_best_us=op_host_best, eager_host_us=eager_host,
-               eager_host_best_us=eager_host_best, floor_host_us=host["floor"][0],
+               eager_host_best_us=eager_host_best, floor_host_us=host["floor"][0], floor_host_best_us=host["floor"][1],
                op_over_floor=over_floor["op"], eager_over_floor=over_floor["eager"],
                dispatched_host_us=host["dispatched"][0], dispatched_over_floor=over_floor["dispatched"])
     print(f"{family:32} {shape['name']:30} exact={row['exact']} {variant or 'not served: eager':60} graph op {row['op_graph_us']:7.2f} "
@@ -222,14 +200,16 @@ def main():
                                    f"rounds, and the median of each round's op over floor"),
                   families={})
     with torch.inference_mode():
-        # What one Python call of one aten op costs here (it allocates its
-        # output, as the ops do): the floor under any op's host time.
-        x = torch.empty(2, 1024, 2240, dtype=torch.bfloat16, device="cuda")
-        floor, floor_best = host_us(functools.partial(torch.ops.aten.empty_like.default, x))
-        result["host_floor_us"] = dict(aten_empty_like=floor, aten_empty_like_best=floor_best)
         for family in options.family or FAMILY_OPS:
             shapes = [s for s in default_shapes(family) if not options.shape or s["name"] in options.shape]
             result["families"][family] = [measure(family, shape) for shape in shapes]
+    # What one Python call of one aten op costs here (it allocates its output,
+    # as the ops do): the floor under any op's host time, as every shape's
+    # rounds timed it.
+    rows = [r for family_rows in result["families"].values() for r in family_rows]
+    if rows:
+        result["host_floor_us"] = dict(aten_empty_like=statistics.median(r["floor_host_us"] for r in rows),
+                                       aten_empty_like_best=min(r["floor_host_best_us"] for r in rows))
     result["dit_blocks"] = run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters) if options.dit_iters else []
     Path(options.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {options.out}")

@@ -102,14 +102,17 @@ def dit_section(blocks):
 
 def render(folder):
     run = json.loads((folder / "runtime.json").read_text())
+    # Runs that also timed the op through the dispatcher timed the direct entry as "op".
+    direct = any("dispatched_host_us" in r for rows in run["families"].values() for r in rows)
     lines = [GENERATED, "", f"# exactune runtime on {run['gpu']}", "",
              f"torch {run['torch']} (CUDA {run['cuda']}), one run of `python/tools/runtime_bench.py` "
              "(`ci/gpu.sh runtime-bench`).", "",
              "- **graph µs**: device time per call, " + run["method"]["graph"] + "; the sweep's hot median is "
              "measured the same way, in an earlier run, on exactune's own buffers.",
              "- **host µs**: " + run["method"]["host"] + ". The eager chain is the framework's four launches "
-             "(`F.layer_norm(x) * (1 + scale) + shift`; two `F.layer_norm` for q/k); the op is one call of "
-             "`torch.ops.exactune.*` (one launch, two for a split q/k grid).",
+             "(`F.layer_norm(x) * (1 + scale) + shift`; two `F.layer_norm` for q/k); the op is one call of " +
+             ("`exactune.torch`'s function, the direct entry below the dispatcher" if direct else
+              "`torch.ops.exactune.*`") + " (one launch, two for a split q/k grid).",
              f"- **host floor**: one Python call of one aten op that allocates its output "
              f"(`torch.ops.aten.empty_like.default`) costs {run['host_floor_us']['aten_empty_like']:.2f} µs here "
              f"(best burst {run['host_floor_us']['aten_empty_like_best']:.2f} µs).",
