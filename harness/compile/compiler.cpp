@@ -51,7 +51,7 @@ void run_in_parallel(std::size_t count, int workers, const std::function<void(st
 // F --cache-dir EMPTY --no-table`): batches of 32, 79.1 s and 399 MB peak; of
 // 16, 75.7 s and 281 MB; of 8, 76.3 s and 247 MB. Every kernel's machine code
 // is the same whatever its batch (.text compared for all 1125).
-constexpr std::size_t kMaxBatch = 16;
+constexpr std::size_t kMaxBatch = kMaxKernelsPerProgram;
 
 // What a program without a compiler for the requests' target gets: a failure
 // that names it, each request on its own.

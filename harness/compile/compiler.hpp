@@ -22,6 +22,11 @@ struct CompileProgress {
   const CompileOutcome* last = nullptr;
 };
 
+// The most kernels one NVRTC program holds (compiler.cpp says why): a caller
+// that feeds compile_all in batches keeps every job busy with batches of at
+// least two programs a job.
+inline constexpr std::size_t kMaxKernelsPerProgram = 16;
+
 struct CompileOptions {
   int jobs = 0;  // 0: one per hardware thread
   std::function<void(const CompileProgress&)> on_progress;

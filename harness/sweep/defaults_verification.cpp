@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include <exactune/error.hpp>
 #include <exactune/space.hpp>
 #include <exactune/workload.hpp>
 
+#include "compile/compiler.hpp"
 #include "store/family_tables.hpp"
 #include "store/heuristics.hpp"
 
@@ -113,6 +115,13 @@ Shape shape_at_size(const KernelFamily& family, const Shape& shape, int size, in
   return first_rows(family, at, rows);
 }
 
+std::size_t sizes_per_batch(const DefaultsVerificationOptions& options) {
+  if (options.sizes_per_batch > 0) return options.sizes_per_batch;
+  const int jobs = options.stage.compile.jobs > 0 ? options.stage.compile.jobs
+                                                  : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max<std::size_t>(128, 2 * kMaxKernelsPerProgram * static_cast<std::size_t>(std::max(1, jobs)));
+}
+
 DefaultsRecord verify_configurations(const KernelFamily& family, Backend& backend, const SupportKernels& support,
                                      const CompileCache& cache, const Shape& shape,
                                      const std::vector<ConfigurationToVerify>& configurations,
@@ -127,6 +136,7 @@ DefaultsRecord verify_configurations(const KernelFamily& family, Backend& backen
   record.rows = sample.rows();
   for (const InputCase& c : family.input_cases(sample)) record.cases.push_back(c.name);
 
+  const std::size_t per_batch = sizes_per_batch(options);
   for (const ConfigurationToVerify& c : configurations) {
     VerifiedConfiguration out;
     out.variant = c.configuration.variant;
@@ -137,8 +147,8 @@ DefaultsRecord verify_configurations(const KernelFamily& family, Backend& backen
       (family.exclusion(c.configuration.params, size).empty() ? valid : not_valid).push_back(size);
     }
     std::size_t done = 0;
-    for (std::size_t start = 0; start < valid.size(); start += options.sizes_per_batch) {
-      const std::size_t end = std::min(valid.size(), start + options.sizes_per_batch);
+    for (std::size_t start = 0; start < valid.size(); start += per_batch) {
+      const std::size_t end = std::min(valid.size(), start + per_batch);
       std::vector<Shape> shapes;
       std::map<std::string, int> size_of;
       for (std::size_t i = start; i < end; ++i) {

@@ -43,11 +43,18 @@ std::vector<ConfigurationToVerify> configurations_to_verify(const KernelFamily& 
 Shape shape_at_size(const KernelFamily& family, const Shape& shape, int size, int rows);
 
 struct DefaultsVerificationOptions {
-  int rows = 5;                       // rows of the shape at each size
-  std::size_t sizes_per_batch = 128;  // sizes compiled and verified together: a failure loses no other batch
-  VerifyStageOptions stage;           // its variant_glob is set per configuration
+  int rows = 5;  // rows of the shape at each size
+  // Sizes compiled and verified together: a failure loses no other batch.
+  // 0: enough for two full NVRTC programs a compile job, at least 128 (on an
+  // H100 host's 16 jobs, batches of 128 made programs of 4 kernels, each
+  // paying NVRTC's front end).
+  std::size_t sizes_per_batch = 0;
+  VerifyStageOptions stage;  // its variant_glob is set per configuration
   std::function<void(const std::string& variant, std::size_t done, std::size_t total)> on_size;
 };
+
+// The batch of sizes `options` asks for, its 0 resolved.
+std::size_t sizes_per_batch(const DefaultsVerificationOptions& options);
 
 // Runs the verify stage per configuration and batch of sizes and records, per
 // configuration, the sizes verified, not valid and failed (with the first

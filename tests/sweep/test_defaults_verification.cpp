@@ -12,6 +12,7 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "catch.hpp"
+#include "compile/compiler.hpp"
 #include "report/report_writer.hpp"
 #include "store/defaults_record.hpp"
 #include "store/family_tables.hpp"
@@ -86,4 +87,15 @@ TEST_CASE("a failure is recorded with its size and first failure, and loses no o
         0);
   CHECK(to_defaults_yaml(parse_defaults_yaml(yaml, "r.yaml")) == yaml);
   CHECK(contains(yaml, "      - size: 38\n        first_failure: \"no shape: length 38 is not a multiple of 4"));
+}
+
+TEST_CASE("a batch of sizes holds two full NVRTC programs a compile job, at least 128 sizes, unless one is asked for",
+          "[defaults_verification]") {
+  DefaultsVerificationOptions options;
+  options.stage.compile.jobs = 16;  // an H100 host's
+  CHECK(sizes_per_batch(options) == 2 * kMaxKernelsPerProgram * 16);
+  options.stage.compile.jobs = 2;
+  CHECK(sizes_per_batch(options) == 128);
+  options.sizes_per_batch = 7;
+  CHECK(sizes_per_batch(options) == 7);
 }
