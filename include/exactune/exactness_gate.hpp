@@ -14,10 +14,15 @@
 //
 // Framework-agnostic: the torch ops of the Python package instantiate it with
 // their signature, torch's chain and a bitwise comparison; the CPU tests with
-// fakes. Thread-safe; the verified path takes one shared lock.
+// fakes. Thread-safe. Each thread remembers the last few signatures it saw
+// verified (a model calls the same few shapes step after step), so that a
+// repeat call is routed fused with no lock and no hash: only a comparison with
+// the remembered signature. A reset or another gate never reads them.
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -41,9 +46,14 @@ class ExactnessGate {
   template <class IsCapturing>
   Route route(const Signature& signature, IsCapturing&& is_capturing) const {
     if (disabled_.load(std::memory_order_acquire)) return Route::framework;
+    const std::uint64_t epoch = epoch_.load(std::memory_order_acquire);
+    if (recalls(epoch, signature)) return Route::fused;
     {
       std::shared_lock lock(mutex_);
-      if (verified_.count(signature)) return Route::fused;
+      if (verified_.count(signature)) {
+        remember_verified(epoch, signature);
+        return Route::fused;
+      }
       if (unserved_.count(signature)) return Route::framework;
     }
     return is_capturing() ? Route::framework : Route::verify;
@@ -78,10 +88,13 @@ class ExactnessGate {
       close(mismatch, warn);
       return reference;
     }
+    std::uint64_t epoch;
     {
       std::unique_lock lock(mutex_);
       verified_.insert(signature);
+      epoch = epoch_.load(std::memory_order_relaxed);
     }
+    remember_verified(epoch, signature);
     return std::move(*out);
   }
 
@@ -113,10 +126,46 @@ class ExactnessGate {
     reason_.clear();
     last_failure_.clear();
     failures_.store(0, std::memory_order_relaxed);
+    epoch_.store(next_epoch(), std::memory_order_release);  // every thread's memory of this gate is void
     disabled_.store(false, std::memory_order_release);
   }
 
  private:
+  // A thread's memory of signatures it saw verified: the gate's epoch then
+  // (unique to one gate between resets, across every gate of the process, so
+  // that a gate made where another was never reads the other's) and the
+  // signature. A few slots, replaced in turn.
+  struct Recalled {
+    std::uint64_t epoch = 0;  // 0: empty
+    std::optional<Signature> signature;
+  };
+  static constexpr std::size_t kRecalledPerThread = 4;
+  struct ThreadMemory {
+    std::array<Recalled, kRecalledPerThread> slots;
+    std::size_t next = 0;
+  };
+  static ThreadMemory& thread_memory() {
+    thread_local ThreadMemory memory;
+    return memory;
+  }
+  static std::uint64_t next_epoch() {
+    static std::atomic<std::uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  static bool recalls(std::uint64_t epoch, const Signature& signature) {
+    for (const Recalled& r : thread_memory().slots) {
+      if (r.epoch == epoch && *r.signature == signature) return true;
+    }
+    return false;
+  }
+  static void remember_verified(std::uint64_t epoch, const Signature& signature) {
+    ThreadMemory& memory = thread_memory();
+    Recalled& slot = memory.slots[memory.next];
+    memory.next = (memory.next + 1) % kRecalledPerThread;
+    slot.epoch = epoch;
+    slot.signature = signature;
+  }
+
   void count_failure(const char* what) {
     failures_.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock lock(mutex_);
@@ -144,6 +193,7 @@ class ExactnessGate {
   std::unordered_set<Signature, Hash> verified_;
   std::unordered_set<Signature, Hash> unserved_;
   std::atomic<bool> disabled_{false};
+  std::atomic<std::uint64_t> epoch_{next_epoch()};
   std::atomic<std::size_t> failures_{0};
   std::string reason_;
   std::string last_failure_;

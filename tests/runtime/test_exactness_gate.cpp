@@ -3,10 +3,15 @@
 // (one warning, the reason kept); a failure of the fused path runs the
 // framework's chain for that call and is counted; during capture an unverified
 // signature runs the framework's chain; a path that does not serve its inputs
-// gives no verdict, and its signature is remembered (a bounded number).
+// gives no verdict, and its signature is remembered (a bounded number); a
+// thread's repeat of a verified signature is routed with no hash (so no lock),
+// and what a thread remembers never outlives a reset or its gate.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <exactune/exactness_gate.hpp>
@@ -44,7 +49,82 @@ struct Fakes {
   }
 };
 
+// A hash that counts its calls: a lookup in the gate's sets hashes, a call
+// routed by the thread's memory does not.
+std::atomic<int> hashes{0};
+struct CountingHash {
+  std::size_t operator()(int v) const {
+    ++hashes;
+    return std::hash<int>()(v);
+  }
+};
+
+template <class Gate>
+int call_counted(Gate& gate, Fakes& f, int input) {
+  return gate.call(
+      input, [] { return false; }, [&] { return f.fused(input); }, [&] { return f.framework(input); },
+      [](int a, int b) { return a == b ? std::string() : "differs"; },
+      [&](const std::string& why) { f.warnings.push_back(why); });
+}
+
 }  // namespace
+
+TEST_CASE("a thread's repeat of a verified signature is routed fused with no hash, and forgets a reset gate",
+          "[gate]") {
+  ExactnessGate<int, CountingHash> gate;
+  Fakes f;
+  CHECK(call_counted(gate, f, 3) == 6);  // verified
+  const int after_verification = hashes.load();
+  for (int i = 0; i < 5; ++i) CHECK(call_counted(gate, f, 3) == 6);
+  CHECK(hashes.load() == after_verification);
+  CHECK(f.fused_calls == 6);
+  CHECK(f.framework_calls == 1);
+
+  // More signatures than a thread remembers: each still runs fused once verified.
+  for (int round = 0; round < 3; ++round) {
+    for (int input = 10; input < 16; ++input) CHECK(call_counted(gate, f, input) == input * 2);
+  }
+  CHECK(f.framework_calls == 1 + 6);
+
+  // Another thread has no memory of its own yet: it finds the signature in the set.
+  std::thread([&] {
+    Fakes g;
+    const int before = hashes.load();
+    CHECK(call_counted(gate, g, 3) == 6);
+    CHECK(g.framework_calls == 0);
+    CHECK(hashes.load() > before);
+  }).join();
+
+  // A reset voids every thread's memory: the signature is verified again.
+  gate.reset();
+  CHECK(call_counted(gate, f, 3) == 6);
+  CHECK(f.framework_calls == 1 + 6 + 1);
+}
+
+TEST_CASE("a gate made where another was does not take the other's verified signatures", "[gate]") {
+  std::optional<ExactnessGate<int>> gate;
+  Fakes f;
+  gate.emplace();
+  CHECK(f.call(*gate, 3) == 6);
+  CHECK(f.call(*gate, 3) == 6);
+  CHECK(f.framework_calls == 1);
+  gate.emplace();  // same storage, a new gate
+  CHECK(f.call(*gate, 3) == 6);
+  CHECK(f.framework_calls == 2);  // verified anew
+  CHECK(gate->verified_count() == 1);
+}
+
+TEST_CASE("a closed gate runs the framework even for a signature its thread remembers", "[gate]") {
+  ExactnessGate<int> gate;
+  Fakes f;
+  f.call(gate, 3);
+  f.call(gate, 3);
+  f.call(gate, 2000);  // wrong on purpose: closes the gate
+  REQUIRE_FALSE(gate.enabled());
+  const int fused_before = f.fused_calls;
+  CHECK(f.call(gate, 3) == 6);
+  CHECK(f.fused_calls == fused_before);
+}
 
 TEST_CASE("a signature is verified once, then runs the fused path only", "[gate]") {
   ExactnessGate<int> gate;
