@@ -1,6 +1,7 @@
 // The runtime's table of what a problem's first sight resolved (its plan, or
 // why it is not served), for FamilyServer (family_server.cpp). One concern:
-//   - a hit takes a reader lock and one hash, never the exclusive lock;
+//   - a hit takes a reader lock and one hash, never the exclusive lock; a
+//     thread's repeat of a key it found takes neither (thread_recall.hpp);
 //   - a new key is resolved outside the table's lock, once: other keys keep
 //     being found and resolved meanwhile (a first sight compiles with NVRTC
 //     for seconds), and callers of the same key wait for the one resolving it;
@@ -20,6 +21,8 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include <exactune/thread_recall.hpp>
+
 namespace exactune {
 
 template <class Key, class Value, class Hash>
@@ -31,9 +34,12 @@ class PlanTable {
 
   // The value of `key` if it was resolved; nullptr if not (yet).
   const Value* find(const Key& key) const {
+    if (const Value* const* recalled = Recall::recall(epoch_, key)) return *recalled;
     std::shared_lock lock(mutex_);
     const auto it = slots_.find(key);
-    return it != slots_.end() && it->second->ready.load(std::memory_order_acquire) ? &it->second->value : nullptr;
+    if (it == slots_.end() || !it->second->ready.load(std::memory_order_acquire)) return nullptr;
+    Recall::remember(epoch_, key, &it->second->value);
+    return &it->second->value;
   }
 
   // The value of `key`, resolved by `resolve()` at first sight; nullptr when
@@ -68,6 +74,8 @@ class PlanTable {
   std::size_t capacity() const { return capacity_; }
 
  private:
+  // A value never moves nor changes once resolved, so a thread may keep its address.
+  using Recall = ThreadRecall<Key, const Value*>;
   struct Slot {
     std::mutex mutex;
     std::atomic<bool> ready{false};
@@ -76,6 +84,7 @@ class PlanTable {
   mutable std::shared_mutex mutex_;
   std::unordered_map<Key, std::shared_ptr<Slot>, Hash> slots_;
   const std::size_t capacity_;
+  const std::uint64_t epoch_ = new_recall_epoch();
 };
 
 }  // namespace exactune

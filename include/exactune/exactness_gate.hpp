@@ -15,11 +15,9 @@
 // Framework-agnostic: the torch ops of the Python package instantiate it with
 // their signature, torch's chain and a bitwise comparison; the CPU tests with
 // fakes. Thread-safe. Each thread remembers the last few signatures it saw
-// verified (a model calls the same few shapes step after step), so that a
-// repeat call is routed fused with no lock and no hash: only a comparison with
-// the remembered signature. A reset or another gate never reads them.
+// verified (thread_recall.hpp), so that a repeat call is routed fused with no
+// lock and no hash; a reset voids what every thread remembers.
 #pragma once
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +29,8 @@
 #include <string>
 #include <unordered_set>
 #include <utility>
+
+#include <exactune/thread_recall.hpp>
 
 namespace exactune {
 
@@ -126,44 +126,18 @@ class ExactnessGate {
     reason_.clear();
     last_failure_.clear();
     failures_.store(0, std::memory_order_relaxed);
-    epoch_.store(next_epoch(), std::memory_order_release);  // every thread's memory of this gate is void
+    epoch_.store(new_recall_epoch(), std::memory_order_release);  // every thread's memory of this gate is void
     disabled_.store(false, std::memory_order_release);
   }
 
  private:
-  // A thread's memory of signatures it saw verified: the gate's epoch then
-  // (unique to one gate between resets, across every gate of the process, so
-  // that a gate made where another was never reads the other's) and the
-  // signature. A few slots, replaced in turn.
-  struct Recalled {
-    std::uint64_t epoch = 0;  // 0: empty
-    std::optional<Signature> signature;
-  };
-  static constexpr std::size_t kRecalledPerThread = 4;
-  struct ThreadMemory {
-    std::array<Recalled, kRecalledPerThread> slots;
-    std::size_t next = 0;
-  };
-  static ThreadMemory& thread_memory() {
-    thread_local ThreadMemory memory;
-    return memory;
-  }
-  static std::uint64_t next_epoch() {
-    static std::atomic<std::uint64_t> last{0};
-    return last.fetch_add(1, std::memory_order_relaxed) + 1;
-  }
+  // What each thread remembers of the signatures it saw verified (thread_recall.hpp).
+  using Recall = ThreadRecall<Signature, bool>;
   static bool recalls(std::uint64_t epoch, const Signature& signature) {
-    for (const Recalled& r : thread_memory().slots) {
-      if (r.epoch == epoch && *r.signature == signature) return true;
-    }
-    return false;
+    return Recall::recall(epoch, signature) != nullptr;
   }
   static void remember_verified(std::uint64_t epoch, const Signature& signature) {
-    ThreadMemory& memory = thread_memory();
-    Recalled& slot = memory.slots[memory.next];
-    memory.next = (memory.next + 1) % kRecalledPerThread;
-    slot.epoch = epoch;
-    slot.signature = signature;
+    Recall::remember(epoch, signature, true);
   }
 
   void count_failure(const char* what) {
@@ -193,7 +167,7 @@ class ExactnessGate {
   std::unordered_set<Signature, Hash> verified_;
   std::unordered_set<Signature, Hash> unserved_;
   std::atomic<bool> disabled_{false};
-  std::atomic<std::uint64_t> epoch_{next_epoch()};
+  std::atomic<std::uint64_t> epoch_{new_recall_epoch()};
   std::atomic<std::size_t> failures_{0};
   std::string reason_;
   std::string last_failure_;

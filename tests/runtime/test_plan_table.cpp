@@ -1,10 +1,12 @@
 // The runtime's table of plans (runtime/plan_table.hpp) without a GPU: a key
 // is resolved once however many threads ask; a slow first sight of one key
 // does not hold up another's; a resolution that throws is tried again; the
-// table holds at most its bound of keys.
+// table holds at most its bound of keys; a thread's repeat of a key it found
+// hashes nothing, and never reads another table's values.
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +20,15 @@ using namespace exactune;
 namespace {
 
 using Table = PlanTable<int, std::string, std::hash<int>>;
+
+// A hash that counts its calls.
+std::atomic<int> hashes{0};
+struct CountingHash {
+  std::size_t operator()(int v) const {
+    ++hashes;
+    return std::hash<int>()(v);
+  }
+};
 
 // Long enough that only a deadlock reaches it: a test of order, not of speed.
 constexpr auto kDeadlock = std::chrono::seconds(60);
@@ -105,4 +116,18 @@ TEST_CASE("the table holds at most its bound of keys; past it a new key is not r
   CHECK(table.size() == 3);
   CHECK(table.capacity() == 3);
   CHECK(*table.get(1, resolve) == "2");  // the keys held are still served
+}
+
+TEST_CASE("a thread's repeat of a key it found hashes nothing, and never reads another table's", "[runtime][plans]") {
+  std::optional<PlanTable<int, std::string, CountingHash>> table;
+  table.emplace(8);
+  const auto resolve = [] { return std::string("first table"); };
+  REQUIRE(*table->get(1, resolve) == "first table");
+  REQUIRE(*table->get(1, resolve) == "first table");  // found in the map: remembered
+  const int before = hashes.load();
+  for (int i = 0; i < 5; ++i) CHECK(*table->get(1, resolve) == "first table");
+  CHECK(hashes.load() == before);
+  table.emplace(8);  // same storage, a new table
+  CHECK(table->find(1) == nullptr);
+  CHECK(*table->get(1, [] { return std::string("second table"); }) == "second table");
 }
