@@ -1,10 +1,10 @@
 """exactune's torch ops, bit-exact with PyTorch's eager chains:
 
-    exactune.torch.layer_norm_modulate(x, scale, shift, eps=1e-6)
+    exactune.torch.layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None)
         == F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift
            (x: bf16 (B, S, D); scale, shift: (B, D) or (B, 1, D), views of an
            adaLN projection included; 2-D ones act as (B, 1, D))
-    exactune.torch.qk_head_layer_norm(q, k, eps=1e-6)
+    exactune.torch.qk_head_layer_norm(q, k, eps=1e-6, *, out=None)
         == (F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps))
            (q, k: bf16 (B, S, H, Dh))
 
@@ -78,25 +78,35 @@ def _load_ops():
 
 
 _direct = _load_ops()
-_modulate_op = torch.ops.exactune.layer_norm_modulate.default
-_qk_op = torch.ops.exactune.qk_head_layer_norm.default
-_direct_modulate = _direct.layer_norm_modulate
-_direct_qk = _direct.qk_head_layer_norm
+_modulate_op = torch.ops.exactune.layer_norm_modulate
+_qk_op = torch.ops.exactune.qk_head_layer_norm
 _is_compiling = torch.compiler.is_compiling
 
 
-def layer_norm_modulate(x, scale, shift, eps=1e-6):
-    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit (see the module's help)."""
+def layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None):
+    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit (see the module's help).
+    out: a tensor of x's shape, dtype and device to write the result into (returned); the fused kernel writes
+    it directly where it is contiguous and overlaps no input, else the result is copied in."""
+    if out is None:
+        if _is_compiling():
+            return _modulate_op.default(x, scale, shift, eps)
+        return _direct.layer_norm_modulate(x, scale, shift, eps)
     if _is_compiling():
-        return _modulate_op(x, scale, shift, eps)
-    return _direct_modulate(x, scale, shift, eps)
+        return _modulate_op.out(x, scale, shift, eps, out=out)
+    return _direct.layer_norm_modulate_out(x, scale, shift, eps, out)
 
 
-def qk_head_layer_norm(q, k, eps=1e-6):
-    """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit."""
+def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
+    """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit.
+    out: a (q_out, k_out) pair to write the results into (returned), as layer_norm_modulate's out."""
+    if out is None:
+        if _is_compiling():
+            return _qk_op.default(q, k, eps)
+        return _direct.qk_head_layer_norm(q, k, eps)
+    q_out, k_out = out
     if _is_compiling():
-        return _qk_op(q, k, eps)
-    return _direct_qk(q, k, eps)
+        return _qk_op.out(q, k, eps, q_out=q_out, k_out=k_out)
+    return _direct.qk_head_layer_norm_out(q, k, eps, q_out, k_out)
 
 
 def gate_status(op="layer_norm_modulate"):

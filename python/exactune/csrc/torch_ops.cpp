@@ -14,6 +14,7 @@
 // direct entries, at the end), which exactune.torch calls in eager mode: the
 // dispatcher's boxed path is most of a call's host cost.
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/cuda/EmptyTensor.h>
 #include <c10/core/DispatchKeySet.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -92,6 +93,27 @@ void* stream_of(const at::Tensor& t) { return c10::cuda::getCurrentCUDAStream(t.
 // dispatcher's round trip of at::empty is a visible share of a launch's host cost.
 at::Tensor new_output(const at::Tensor& t) {
   return at::Tensor(at::detail::empty_cuda(t.sizes(), t.scalar_type(), t.device(), std::nullopt));
+}
+
+// The out= variants' output: the caller's `out` where a kernel may write it
+// (contiguous, like `t`, overlapping none of `inputs`: no variant is verified
+// reading a row it writes), else a new one that the caller copies into `out`.
+at::Tensor output_into(const at::Tensor& t, const at::Tensor* out, std::initializer_list<const at::Tensor*> inputs) {
+  if (out == nullptr || !out->is_contiguous() || out->sizes() != t.sizes() || out->scalar_type() != t.scalar_type() ||
+      out->device() != t.device()) {
+    return new_output(t);
+  }
+  for (const at::Tensor* input : inputs) {
+    if (at::get_overlap_status(*out, *input) != at::MemOverlapStatus::No) return new_output(t);
+  }
+  return *out;
+}
+
+// An out= argument must hold the result: same shape, dtype and device as the
+// input it mirrors (a layout of its own is allowed; the result is copied in).
+void check_out(const at::Tensor& out, const at::Tensor& like, const char* what) {
+  TORCH_CHECK(out.sizes() == like.sizes() && out.scalar_type() == like.scalar_type() && out.device() == like.device(),
+              std::string("exactune: ") + what + " must have the shape, dtype and device of the result");
 }
 
 // printf-formatted text. (No iostreams here: on the GPU machine's torch, an
@@ -203,7 +225,8 @@ const char* last_modulate_variant() {
 }
 
 std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
-                                                    const at::Tensor& shift, double eps) {
+                                                    const at::Tensor& shift, double eps,
+                                                    const at::Tensor* into = nullptr) {
   if (x.dim() != 3 || x.scalar_type() != at::kBFloat16) return std::nullopt;
   auto scale_stride = modulation_row_stride(scale, x);
   auto shift_stride = modulation_row_stride(shift, x);
@@ -215,7 +238,7 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
     per_token = scale_stride && shift_stride;
   }
   if (!scale_stride || !shift_stride) return std::nullopt;
-  at::Tensor out = new_output(x);
+  at::Tensor out = output_into(x, into, {&x, &scale, &shift});
   exactune_layer_norm_modulate_args args{};
   args.device = x.device().index();
   args.stream = stream_of(x);
@@ -246,20 +269,48 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
   return out;
 }
 
-at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps) {
+// The gate's call for x, scale and shift, the fused kernel writing `into`
+// where it can (the out= variant; its layout is then part of the signature).
+at::Tensor gated_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps,
+                                     const at::Tensor* into) {
   const c10::cuda::CUDAGuard device(x.device());
   Signature signature;
   for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
+  if (into) signature.add(*into);
   signature.add(x.device().index());
   signature.add_real(eps);
   if (signature.overflowed) return eager_layer_norm_modulate(x, scale, shift, eps);
   return modulate_gate().call(
-      signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps); },
+      signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps, into); },
       [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
       [](const at::Tensor& fused, const at::Tensor& eager) {
         return first_mismatch(fused, eager, "layer_norm_modulate", last_modulate_variant());
       },
       [](const std::string& why) { warn_closed("layer_norm_modulate", why); });
+}
+
+at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps) {
+  return gated_layer_norm_modulate(x, scale, shift, eps, nullptr);
+}
+
+at::Tensor& layer_norm_modulate_out_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                         double eps, at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  const at::Tensor result = gated_layer_norm_modulate(x, scale, shift, eps, &out);
+  if (!result.is_same(out)) out.copy_(result);
+  return out;
+}
+
+at::Tensor& layer_norm_modulate_out_cpu(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                        double eps, at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  return out.copy_(eager_layer_norm_modulate(x, scale, shift, eps));
+}
+
+at::Tensor& layer_norm_modulate_out_meta(const at::Tensor& x, const at::Tensor&, const at::Tensor&, double,
+                                         at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  return out;
 }
 
 at::Tensor layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double) {
@@ -283,13 +334,15 @@ TensorPair eager_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, do
           at::layer_norm(k, {k.size(-1)}, std::nullopt, std::nullopt, eps)};
 }
 
-std::optional<TensorPair> fused_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps) {
+std::optional<TensorPair> fused_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps,
+                                                   const at::Tensor* q_into = nullptr,
+                                                   const at::Tensor* k_into = nullptr) {
   if (q.dim() != 4 || q.sizes() != k.sizes() || q.scalar_type() != at::kBFloat16 || k.scalar_type() != at::kBFloat16 ||
       k.device() != q.device()) {
     return std::nullopt;
   }
-  at::Tensor q_out = new_output(q);
-  at::Tensor k_out = new_output(k);
+  at::Tensor q_out = output_into(q, q_into, {&q, &k});
+  at::Tensor k_out = output_into(k, k_into, {&q, &k, &q_out});
   exactune_qk_head_layer_norm_args args{};
   args.device = q.device().index();
   args.stream = stream_of(q);
@@ -312,15 +365,18 @@ std::optional<TensorPair> fused_qk_head_layer_norm(const at::Tensor& q, const at
   return TensorPair{q_out, k_out};
 }
 
-TensorPair qk_head_layer_norm_cuda(const at::Tensor& q, const at::Tensor& k, double eps) {
+TensorPair gated_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, double eps, const at::Tensor* q_into,
+                                    const at::Tensor* k_into) {
   const c10::cuda::CUDAGuard device(q.device());
   Signature signature;
-  for (const at::Tensor* t : {&q, &k}) signature.add(*t);
+  for (const at::Tensor* t : {&q, &k, q_into, k_into}) {
+    if (t) signature.add(*t);
+  }
   signature.add(q.device().index());
   signature.add_real(eps);
   if (signature.overflowed) return eager_qk_head_layer_norm(q, k, eps);
   return qk_gate().call(
-      signature, capturing, [&] { return fused_qk_head_layer_norm(q, k, eps); },
+      signature, capturing, [&] { return fused_qk_head_layer_norm(q, k, eps, q_into, k_into); },
       [&] { return eager_qk_head_layer_norm(q, k, eps); },
       [](const TensorPair& fused, const TensorPair& eager) {
         const char* variant = exactune_qk_head_layer_norm_last_variant();
@@ -329,6 +385,39 @@ TensorPair qk_head_layer_norm_cuda(const at::Tensor& q, const at::Tensor& k, dou
                            : why;
       },
       [](const std::string& why) { warn_closed("qk_head_layer_norm", why); });
+}
+
+TensorPair qk_head_layer_norm_cuda(const at::Tensor& q, const at::Tensor& k, double eps) {
+  return gated_qk_head_layer_norm(q, k, eps, nullptr, nullptr);
+}
+
+using TensorRefPair = std::tuple<at::Tensor&, at::Tensor&>;
+
+TensorRefPair qk_head_layer_norm_out_cuda(const at::Tensor& q, const at::Tensor& k, double eps, at::Tensor& q_out,
+                                          at::Tensor& k_out) {
+  check_out(q_out, q, "qk_head_layer_norm's q_out");
+  check_out(k_out, k, "qk_head_layer_norm's k_out");
+  const auto [q_result, k_result] = gated_qk_head_layer_norm(q, k, eps, &q_out, &k_out);
+  if (!q_result.is_same(q_out)) q_out.copy_(q_result);
+  if (!k_result.is_same(k_out)) k_out.copy_(k_result);
+  return {q_out, k_out};
+}
+
+TensorRefPair qk_head_layer_norm_out_cpu(const at::Tensor& q, const at::Tensor& k, double eps, at::Tensor& q_out,
+                                         at::Tensor& k_out) {
+  check_out(q_out, q, "qk_head_layer_norm's q_out");
+  check_out(k_out, k, "qk_head_layer_norm's k_out");
+  const auto [q_result, k_result] = eager_qk_head_layer_norm(q, k, eps);
+  q_out.copy_(q_result);
+  k_out.copy_(k_result);
+  return {q_out, k_out};
+}
+
+TensorRefPair qk_head_layer_norm_out_meta(const at::Tensor& q, const at::Tensor& k, double, at::Tensor& q_out,
+                                          at::Tensor& k_out) {
+  check_out(q_out, q, "qk_head_layer_norm's q_out");
+  check_out(k_out, k, "qk_head_layer_norm's k_out");
+  return {q_out, k_out};
 }
 
 TensorPair qk_head_layer_norm_meta(const at::Tensor& q, const at::Tensor& k, double) {
@@ -384,6 +473,30 @@ at::Tensor layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& sca
   return op.call(x, scale, shift, eps);
 }
 
+at::Tensor layer_norm_modulate_out_direct(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                          double eps, at::Tensor out) {
+  if (direct_serves(x, scale, shift, out)) return layer_norm_modulate_out_cuda(x, scale, shift, eps, out);
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("exactune::layer_norm_modulate", "out")
+          .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, const at::Tensor&, double, at::Tensor&)>();
+  return op.call(x, scale, shift, eps, out);
+}
+
+TensorPair qk_head_layer_norm_out_direct(const at::Tensor& q, const at::Tensor& k, double eps, at::Tensor q_out,
+                                         at::Tensor k_out) {
+  if (direct_serves(q, k, q_out, k_out)) {
+    qk_head_layer_norm_out_cuda(q, k, eps, q_out, k_out);
+    return {q_out, k_out};
+  }
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("exactune::qk_head_layer_norm", "out")
+          .typed<TensorRefPair(const at::Tensor&, const at::Tensor&, double, at::Tensor&, at::Tensor&)>();
+  op.call(q, k, eps, q_out, k_out);
+  return {q_out, k_out};
+}
+
 TensorPair qk_head_layer_norm_direct(const at::Tensor& q, const at::Tensor& k, double eps) {
   if (direct_serves(q, k)) return qk_head_layer_norm_cuda(q, k, eps);
   static const auto op = c10::Dispatcher::singleton()
@@ -402,11 +515,21 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "exactune::layer_norm_modulate without the dispatcher, for eager calls");
   m.def("qk_head_layer_norm", &qk_head_layer_norm_direct, pybind11::call_guard<pybind11::gil_scoped_release>(),
         "exactune::qk_head_layer_norm without the dispatcher, for eager calls");
+  m.def("layer_norm_modulate_out", &layer_norm_modulate_out_direct,
+        pybind11::call_guard<pybind11::gil_scoped_release>(), "exactune::layer_norm_modulate.out, likewise");
+  m.def("qk_head_layer_norm_out", &qk_head_layer_norm_out_direct, pybind11::call_guard<pybind11::gil_scoped_release>(),
+        "exactune::qk_head_layer_norm.out, likewise");
 }
 
 TORCH_LIBRARY(exactune, m) {
   m.def("layer_norm_modulate(Tensor x, Tensor scale, Tensor shift, float eps=1e-06) -> Tensor");
   m.def("qk_head_layer_norm(Tensor q, Tensor k, float eps=1e-06) -> (Tensor, Tensor)");
+  m.def(
+      "layer_norm_modulate.out(Tensor x, Tensor scale, Tensor shift, float eps=1e-06, *, Tensor(a!) out) -> "
+      "Tensor(a!)");
+  m.def(
+      "qk_head_layer_norm.out(Tensor q, Tensor k, float eps=1e-06, *, Tensor(a!) q_out, Tensor(b!) k_out) -> "
+      "(Tensor(a!), Tensor(b!))");
   m.def("gate_status(str op) -> str", &gate_status);
   m.def("gate_reset(str op) -> bool", &gate_reset);
   m.def("last_variant(str op) -> str", &last_variant);
@@ -415,14 +538,20 @@ TORCH_LIBRARY(exactune, m) {
 TORCH_LIBRARY_IMPL(exactune, CUDA, m) {
   m.impl("layer_norm_modulate", &layer_norm_modulate_cuda);
   m.impl("qk_head_layer_norm", &qk_head_layer_norm_cuda);
+  m.impl("layer_norm_modulate.out", &layer_norm_modulate_out_cuda);
+  m.impl("qk_head_layer_norm.out", &qk_head_layer_norm_out_cuda);
 }
 
 TORCH_LIBRARY_IMPL(exactune, CPU, m) {
   m.impl("layer_norm_modulate", &eager_layer_norm_modulate);
   m.impl("qk_head_layer_norm", &eager_qk_head_layer_norm);
+  m.impl("layer_norm_modulate.out", &layer_norm_modulate_out_cpu);
+  m.impl("qk_head_layer_norm.out", &qk_head_layer_norm_out_cpu);
 }
 
 TORCH_LIBRARY_IMPL(exactune, Meta, m) {
   m.impl("layer_norm_modulate", &layer_norm_modulate_meta);
   m.impl("qk_head_layer_norm", &qk_head_layer_norm_meta);
+  m.impl("layer_norm_modulate.out", &layer_norm_modulate_out_meta);
+  m.impl("qk_head_layer_norm.out", &qk_head_layer_norm_out_meta);
 }

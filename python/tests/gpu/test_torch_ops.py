@@ -7,7 +7,8 @@ runtime does not serve run eager without raising; CUDA-graph capture and
 replay; torch.compile(fullgraph=True); a planted fault closes the gate for good
 with a warning naming the first mismatch; tables overridden with an unknown
 device name resolve by compute capability and SM count; the direct entry that
-eager calls take gives the op's bits and hands the dispatcher what it must see.
+eager calls take gives the op's bits and hands the dispatcher what it must see;
+the out= variants write the eager bits into the tensors given.
 """
 
 import json
@@ -354,6 +355,40 @@ def test_the_direct_entry_gives_the_ops_bits_and_hands_the_dispatcher_what_it_mu
     # CPU tensors run the eager chain.
     cpu = [t.cpu() for t in (x, scale, shift)]
     assert same_bits(et.layer_norm_modulate(*cpu, 1e-6), eager_modulate(*cpu, 1e-6))
+
+
+def test_out_variants_write_the_eager_bits_where_asked():
+    x, projection = inputs(2, 300, 2240, seed=5)
+    scale, shift = projection[:, :2240], projection[:, 2240:4480]
+    expected = eager_modulate(x, scale, shift, 1e-6)
+    # A contiguous out: the fused kernel writes it, verified as a signature of its own.
+    before = et.gate_status()["verified"]
+    out = torch.empty_like(x)
+    assert et.layer_norm_modulate(x, scale, shift, 1e-6, out=out) is out
+    assert same_bits(out, expected)
+    assert et.gate_status()["verified"] == before + 1
+    out.zero_()
+    assert et.layer_norm_modulate(x, scale, shift, 1e-6, out=out) is out and same_bits(out, expected)
+    # An out of another layout, and one that is x itself: the result is copied in.
+    strided = torch.empty(2, 2240, 300, dtype=torch.bfloat16, device=DEVICE).permute(0, 2, 1)
+    assert same_bits(et.layer_norm_modulate(x, scale, shift, 1e-6, out=strided), expected)
+    in_place = x.clone()
+    et.layer_norm_modulate(in_place, scale, shift, 1e-6, out=in_place)
+    assert same_bits(in_place, expected)
+    with pytest.raises(RuntimeError, match="must have the shape, dtype and device of the result"):
+        et.layer_norm_modulate(x, scale, shift, 1e-6, out=torch.empty_like(x[:, :7]))
+    # Through the dispatcher too (what torch.compile calls).
+    out.zero_()
+    torch.ops.exactune.layer_norm_modulate.out(x, scale, shift, 1e-6, out=out)
+    assert same_bits(out, expected)
+
+    q = (torch.randn(2, 77, 24, 128, device=DEVICE) + 0.5).to(torch.bfloat16)
+    k = (torch.randn(2, 77, 24, 128, device=DEVICE) - 0.5).to(torch.bfloat16)
+    pair = (torch.empty_like(q), torch.empty_like(k))
+    q_out, k_out = et.qk_head_layer_norm(q, k, 1e-6, out=pair)
+    assert q_out is pair[0] and k_out is pair[1]
+    assert same_bits(q_out, F.layer_norm(q, (128,), eps=1e-6)) and same_bits(k_out, F.layer_norm(k, (128,), eps=1e-6))
+    assert et.gate_status("qk_head_layer_norm")["enabled"]
 
 
 @pytest.mark.parametrize("shape", default_shapes("qk_head_layer_norm"), ids=lambda s: s["name"])
