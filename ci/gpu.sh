@@ -217,7 +217,7 @@ for stage in "${stages[@]}"; do
       ;;
     runtime-bench)
       # runtime.json for reports/<gpu>/runtime.md (python/tools/runtime_report.py writes the page).
-      # EXACTUNE_BENCH_ARGS narrows it (e.g. --family layer_norm_modulate --shape sana-1024px --dit-iters 0).
+      # EXACTUNE_BENCH_ARGS narrows it (e.g. --family F --shape S --dit-iters 0).
       timeout "${EXACTUNE_BENCH_TIMEOUT:-400}" python3 python/tools/runtime_bench.py --out "$OUT/runtime.json" \
         ${EXACTUNE_BENCH_ARGS:-} \
         >"$OUT/runtime-bench.log" 2>&1 || status=1

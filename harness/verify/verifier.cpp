@@ -174,7 +174,7 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
       } else if (any_left) {
         // The inputs are made on the host first, outside the step: the
         // deadline is the device's (a multiple of the bytes' roofline), and
-        // a per-token shape's modulation alone is a billion host draws.
+        // a shape of many rows can take a billion host draws.
         std::exception_ptr not_made;
         try {
           workload = options.recorded_inputs ? options.recorded_inputs->workload(backend, support, shape, input_case)
