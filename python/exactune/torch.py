@@ -46,7 +46,8 @@ import torch.utils.cpp_extension as _cpp_extension  # noqa: E402
 
 from . import _native  # noqa: E402
 
-__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gate_status", "reset_gate", "last_variant", "OPS"]
+__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gate_status", "reset_gate", "last_variant", "OPS",
+           "enable_compile_pass", "disable_compile_pass"]
 
 OPS = ("layer_norm_modulate", "qk_head_layer_norm")
 
@@ -124,3 +125,19 @@ def reset_gate(op="layer_norm_modulate"):
 def last_variant(op="layer_norm_modulate"):
     """"<variant> (<step>)" of the op's last fused launch on this thread ("" before any)."""
     return torch.ops.exactune.last_variant(op)
+
+
+def enable_compile_pass():
+    """torch.compile routes F.layer_norm(x, (D,), eps) * (1 + scale) + shift, and the per-head layer norms of q
+    and k, to these ops in every graph it compiles from now on, with no change to model code
+    (exactune.compile_pass says what is matched)."""
+    from . import compile_pass
+
+    compile_pass.enable()
+
+
+def disable_compile_pass():
+    from . import compile_pass
+
+    compile_pass.disable()
+

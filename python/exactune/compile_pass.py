@@ -1,0 +1,207 @@
+"""An opt-in torch.compile pass that routes eager chains to exactune's ops, with
+no change to model code:
+
+    import exactune.torch as et
+    et.enable_compile_pass()          # then torch.compile(model) as usual
+
+In each graph torch.compile captures (before autograd and Inductor's own
+decompositions: Inductor's pre-grad custom pass), it rewrites
+
+    F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift
+        -> torch.ops.exactune.layer_norm_modulate(x, scale, shift, eps)
+    F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)
+        -> torch.ops.exactune.qk_head_layer_norm(q, k, eps)
+
+where x is a bf16 (B, S, D) tensor, scale and shift bf16 (B, 1, D), (1, 1, D)
+or (B, S, D) (the shapes that broadcast against x as the chain is written),
+q and k bf16 (B, S, H, Dh) of one shape, and LayerNorm has no weight or bias.
+Anything else is left as it is. The ops run behind their exactness gate, so a
+rewritten graph gives eager's bits for the rewritten chains; Inductor's own
+fusion of the other elementwise ops in a graph changes their bits whatever
+this pass does.
+
+Only the graph's structure and its nodes' example values (shapes, dtypes) are
+read: the pass never runs a tensor.
+"""
+
+import operator
+
+import torch
+import torch.nn.functional as F
+
+_LAYER_NORMS = (F.layer_norm, torch.layer_norm, torch.ops.aten.layer_norm.default)
+_ADDS = (operator.add, torch.add, torch.ops.aten.add.Tensor)
+_MULS = (operator.mul, torch.mul, torch.ops.aten.mul.Tensor)
+
+# The passes' rewrites since the last enable(), for tests and logs.
+rewrites = {"layer_norm_modulate": 0, "qk_head_layer_norm": 0}
+
+
+def _value(node):
+    """A node's example value (a FakeTensor) as torch.compile recorded it, or None."""
+    return node.meta.get("example_value", node.meta.get("val")) if hasattr(node, "meta") else None
+
+
+def _is_call(node, targets, method):
+    if not isinstance(node, torch.fx.Node):
+        return False
+    return (node.op == "call_function" and node.target in targets) or (node.op == "call_method" and node.target == method)
+
+
+def _operands(node):
+    """The two operands of a binary add or mul without alpha, else None."""
+    if node.kwargs.get("alpha", 1) != 1 or len(node.args) != 2:
+        return None
+    return node.args
+
+
+def _layer_norm(node):
+    """(input node, eps) of F.layer_norm(input, (last dim,), None, None, eps), else None."""
+    if not _is_call(node, _LAYER_NORMS, None):
+        return None
+    names = ("input", "normalized_shape", "weight", "bias", "eps")
+    bound = dict(zip(names, node.args))
+    bound.update(node.kwargs)
+    if bound.get("weight") is not None or bound.get("bias") is not None:
+        return None
+    x, shape, eps = bound.get("input"), bound.get("normalized_shape"), bound.get("eps", 1e-5)
+    value = _value(x)
+    if value is None or not isinstance(eps, float) or not isinstance(shape, (tuple, list)) or len(shape) != 1:
+        return None
+    if value.dtype != torch.bfloat16 or not value.is_cuda or shape[0] != value.shape[-1]:
+        return None
+    return x, eps
+
+
+def _modulation_row(node, x_shape):
+    """node, when it is a bf16 (B, 1, D), (1, 1, D) or (B, S, D) tensor for x of x_shape: a layout the op takes
+    with the bits of the broadcast chain."""
+    value = _value(node)
+    if value is None or not isinstance(value, torch.Tensor) or value.dtype != torch.bfloat16 or value.dim() != 3:
+        return None
+    b, s, d = x_shape
+    if value.shape[2] != d or value.shape[0] not in (1, b) or value.shape[1] not in (1, s):
+        return None
+    if value.shape[1] == s and s != 1 and value.shape[0] != b:
+        return None
+    return node
+
+
+def _one_plus(node):
+    """scale, for a node `1 + scale` or `scale + 1`, else None."""
+    if not _is_call(node, _ADDS, "add"):
+        return None
+    operands = _operands(node)
+    if operands is None:
+        return None
+    a, b = operands
+    if isinstance(a, (int, float)) and a == 1 and isinstance(b, torch.fx.Node):
+        return b
+    if isinstance(b, (int, float)) and b == 1 and isinstance(a, torch.fx.Node):
+        return a
+    return None
+
+
+def _only_user(node):
+    users = list(node.users)
+    return users[0] if len(users) == 1 else None
+
+
+def rewrite_layer_norm_modulate(graph):
+    """Rewrites each F.layer_norm(x) * (1 + scale) + shift of `graph` that the op serves; returns how many."""
+    done = 0
+    for ln in list(graph.nodes):
+        found = _layer_norm(ln)
+        if found is None:
+            continue
+        x, eps = found
+        x_shape = tuple(_value(x).shape)
+        mul = _only_user(ln)
+        if len(x_shape) != 3 or mul is None or not _is_call(mul, _MULS, "mul") or _operands(mul) is None:
+            continue
+        factor = [a for a in _operands(mul) if a is not ln]
+        scale = _one_plus(factor[0]) if len(factor) == 1 else None
+        add = _only_user(mul)
+        if scale is None or add is None or not _is_call(add, _ADDS, "add") or _operands(add) is None:
+            continue
+        shift = [a for a in _operands(add) if a is not mul]
+        if len(shift) != 1 or not isinstance(shift[0], torch.fx.Node):
+            continue
+        scale, shift = _modulation_row(scale, x_shape), _modulation_row(shift[0], x_shape)
+        if scale is None or shift is None:
+            continue
+        with graph.inserting_before(add):
+            fused = graph.call_function(torch.ops.exactune.layer_norm_modulate.default, (x, scale, shift, eps))
+        fused.meta.update(add.meta)
+        add.replace_all_uses_with(fused)
+        for dead in (add, mul, factor[0], ln):
+            if not dead.users:
+                graph.erase_node(dead)
+        done += 1
+    return done
+
+
+def rewrite_qk_head_layer_norm(graph):
+    """Pairs the layer norms of q and k (4-D bf16 of one shape, one eps, no affine) into the qk op; returns how
+    many pairs."""
+    heads = [(ln, *found) for ln in graph.nodes
+             if (found := _layer_norm(ln)) is not None and _value(found[0]).dim() == 4]
+    order = {node: i for i, node in enumerate(graph.nodes)}
+    done, used = 0, set()
+    for i, (q_ln, q, eps) in enumerate(heads):
+        if q_ln in used:
+            continue
+        for k_ln, k, k_eps in heads[i + 1:]:
+            if k_ln in used or k_eps != eps or k is q or tuple(_value(k).shape) != tuple(_value(q).shape):
+                continue
+            # The fused node takes q_ln's place: k must be computed by then.
+            if order[k] >= order[q_ln]:
+                continue
+            with graph.inserting_before(q_ln):
+                fused = graph.call_function(torch.ops.exactune.qk_head_layer_norm.default, (q, k, eps))
+                q_out = graph.call_function(operator.getitem, (fused, 0))
+                k_out = graph.call_function(operator.getitem, (fused, 1))
+            q_out.meta.update(q_ln.meta)
+            k_out.meta.update(k_ln.meta)
+            q_ln.replace_all_uses_with(q_out)
+            k_ln.replace_all_uses_with(k_out)
+            graph.erase_node(q_ln)
+            graph.erase_node(k_ln)
+            used.update((q_ln, k_ln))
+            done += 1
+            break
+    return done
+
+
+def rewrite(graph):
+    """Both rewrites on one graph; returns {op: rewrites}."""
+    counts = {"layer_norm_modulate": rewrite_layer_norm_modulate(graph),
+              "qk_head_layer_norm": rewrite_qk_head_layer_norm(graph)}
+    if any(counts.values()):
+        graph.lint()
+    for op, n in counts.items():
+        rewrites[op] += n
+    return counts
+
+
+def _pre_grad_pass(graph):
+    rewrite(graph)
+
+
+def enable():
+    """Installs the rewrite as Inductor's pre-grad custom pass (refused if another pass is installed there)."""
+    import torch._inductor.config as inductor_config
+
+    installed = inductor_config.pre_grad_custom_pass
+    if installed is not None and installed is not _pre_grad_pass:
+        raise RuntimeError("exactune: Inductor's pre_grad_custom_pass is already set to another pass")
+    for op in rewrites:
+        rewrites[op] = 0
+    inductor_config.pre_grad_custom_pass = _pre_grad_pass
+
+
+def disable():
+    import torch._inductor.config as inductor_config
+
+    if inductor_config.pre_grad_custom_pass is _pre_grad_pass:
+        inductor_config.pre_grad_custom_pass = None
