@@ -100,60 +100,7 @@ class LayerNormModulateFamily final : public KernelFamily {
   }
 
   std::string exclusion(const std::vector<Param>& params, int hidden) const override {
-    const LayerNormModulateConfig c = decode(params);
-    const int threads_in_cta = 32 * c.num_warps;
-    if (threads_in_cta % c.rows_per_cta != 0 || c.threads_per_row() < 32) {
-      return fmt::format(
-          "{} rows over {} threads leave less than a warp per row; a row needs whole warps "
-          "because aten's in-warp shuffle tree runs inside one",
-          c.rows_per_cta, threads_in_cta);
-    }
-    const int threads = c.threads_per_row();
-    if (threads > kAtenLanesPerRow) {
-      return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept", threads,
-                         kAtenLanesPerRow);
-    }
-    const int lanes_per_load = c.aten_vectors_per_load();
-    if (threads * lanes_per_load > kAtenLanesPerRow) {
-      return fmt::format("a {}-byte load spans {} aten lanes, so {} threads per row would need {} lanes (aten has {})",
-                         c.vector_bytes, lanes_per_load, threads, threads * lanes_per_load, kAtenLanesPerRow);
-    }
-    if (c.vector_bytes == 16 && hidden % 8 != 0) {
-      return fmt::format(
-          "16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
-          "(hidden {} leaves rows 8-byte aligned only)",
-          hidden);
-    }
-    const int row_vectors = hidden / 4;
-    const int chunk_vectors = threads * lanes_per_load;
-    if (c.peeled_tail && row_vectors % chunk_vectors == 0) {
-      return fmt::format(
-          "no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
-          "so peeled compiles to the same kernel as predicated",
-          row_vectors, chunk_vectors);
-    }
-    if (c.persistent && !c.row_in_registers) {
-      return "a persistent CTA holds the current row in registers while the next one loads: it needs pass2 "
-             "registers";
-    }
-    const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
-    // Registers a thread spends holding data across the reduction: its part of
-    // the row (pass2 registers; two rows in a persistent CTA, the current one
-    // and the next) and of scale and shift (early modulation).
-    const int per_copy = chunks * lanes_per_load * 2;
-    const int rows_held = c.row_in_registers ? (c.persistent ? 2 : 1) : 0;
-    const int held_registers = per_copy * (rows_held + (c.early_modulation ? 2 : 0));
-    if (held_registers > kRowRegisterBudget) {
-      const std::string rows = c.persistent ? "two rows" : "the row";
-      return fmt::format(
-          "holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
-          "each), over the budget of {}",
-          c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
-          : c.row_in_registers                     ? rows
-                                                   : std::string("scale and shift"),
-          held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
-    }
-    return {};
+    return decode(params).exclusion(hidden);
   }
 
   CompileRequest variant_request(const Variant& variant, int hidden, const std::string& target) const override {
@@ -267,6 +214,63 @@ class LayerNormModulateFamily final : public KernelFamily {
 };
 
 }  // namespace
+
+std::string LayerNormModulateConfig::exclusion(int hidden) const {
+  const LayerNormModulateConfig& c = *this;
+  const int threads_in_cta = 32 * c.num_warps;
+  if (threads_in_cta % c.rows_per_cta != 0 || c.threads_per_row() < 32) {
+    return fmt::format(
+        "{} rows over {} threads leave less than a warp per row; a row needs whole warps "
+        "because aten's in-warp shuffle tree runs inside one",
+        c.rows_per_cta, threads_in_cta);
+  }
+  const int threads = c.threads_per_row();
+  if (threads > kAtenLanesPerRow) {
+    return fmt::format("{} threads per row: more than aten's {} lanes per row, whose order must be kept", threads,
+                       kAtenLanesPerRow);
+  }
+  const int lanes_per_load = c.aten_vectors_per_load();
+  if (threads * lanes_per_load > kAtenLanesPerRow) {
+    return fmt::format("a {}-byte load spans {} aten lanes, so {} threads per row would need {} lanes (aten has {})",
+                       c.vector_bytes, lanes_per_load, threads, threads * lanes_per_load, kAtenLanesPerRow);
+  }
+  if (c.vector_bytes == 16 && hidden % 8 != 0) {
+    return fmt::format(
+        "16-byte loads need hidden % 8 == 0 so that every row starts 16-byte aligned "
+        "(hidden {} leaves rows 8-byte aligned only)",
+        hidden);
+  }
+  const int row_vectors = hidden / 4;
+  const int chunk_vectors = threads * lanes_per_load;
+  if (c.peeled_tail && row_vectors % chunk_vectors == 0) {
+    return fmt::format(
+        "no tail to peel: the row's {} aten vectors fill chunks of {} exactly, "
+        "so peeled compiles to the same kernel as predicated",
+        row_vectors, chunk_vectors);
+  }
+  if (c.persistent && !c.row_in_registers) {
+    return "a persistent CTA holds the current row in registers while the next one loads: it needs pass2 "
+           "registers";
+  }
+  const int chunks = (row_vectors + chunk_vectors - 1) / chunk_vectors;
+  // Registers a thread spends holding data across the reduction: its part of
+  // the row (pass2 registers; two rows in a persistent CTA, the current one
+  // and the next) and of scale and shift (early modulation).
+  const int per_copy = chunks * lanes_per_load * 2;
+  const int rows_held = c.row_in_registers ? (c.persistent ? 2 : 1) : 0;
+  const int held_registers = per_copy * (rows_held + (c.early_modulation ? 2 : 0));
+  if (held_registers > kRowRegisterBudget) {
+    const std::string rows = c.persistent ? "two rows" : "the row";
+    return fmt::format(
+        "holding {} across the reduction takes {} registers per thread ({} chunks of {} bytes "
+        "each), over the budget of {}",
+        c.row_in_registers && c.early_modulation ? rows + ", scale and shift"
+        : c.row_in_registers                     ? rows
+                                                 : std::string("scale and shift"),
+        held_registers, chunks, c.vector_bytes, kRowRegisterBudget);
+  }
+  return {};
+}
 
 LaunchGeometry LayerNormModulateConfig::geometry(std::int64_t rows,
                                                  const std::function<unsigned(unsigned)>& resident_ctas) const {

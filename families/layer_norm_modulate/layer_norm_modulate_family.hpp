@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <exactune/axis_table.hpp>
 #include <exactune/backend.hpp>
@@ -32,6 +33,13 @@ struct LayerNormModulateConfig {
   // The variant of these parameters, named as the family names it.
   Variant variant() const;
   static const TypedAxisTable<LayerNormModulateConfig>& table();
+  // The table's rows and its one part, compiling `kernel` of `main_file` with
+  // the axes as its template arguments: for a family that runs the fused
+  // template through another row source, with this family's axes and names.
+  static std::vector<TypedAxisRow<LayerNormModulateConfig>> axis_rows();
+  static AxisPart axis_part(std::string main_file, std::string kernel);
+  // Why these parameters cannot serve rows of `hidden`; empty when they can.
+  std::string exclusion(int hidden) const;
 
   // The launch over `rows` rows, the same for the harness and the runtime:
   // one CTA per group of rows, or for a persistent grid as many CTAs as the

@@ -11,16 +11,15 @@
 namespace exactune {
 namespace {
 
-constexpr unsigned kElementwiseThreads = 256;
 constexpr unsigned kMaxElementwiseBlocks = 4096;
-constexpr std::uint8_t kPoisonByte = 0xff;  // 0xffff is a NaN no kernel produces
-
-unsigned elementwise_blocks(std::int64_t n) {
-  return static_cast<unsigned>(
-      std::clamp<std::int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1, kMaxElementwiseBlocks));
-}
 
 }  // namespace
+
+Dim3 elementwise_grid(std::int64_t n) {
+  return Dim3{static_cast<unsigned>(std::clamp<std::int64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1,
+                                                             kMaxElementwiseBlocks)),
+              1, 1};
+}
 
 LayerNormModulateWorkload::LayerNormModulateWorkload(Backend& backend, const SupportKernels& support,
                                                      const Shape& shape, const ModulateInputs& inputs,
@@ -65,10 +64,9 @@ void LayerNormModulateWorkload::launch_reference() {
   launch_kernel(backend_, support_.get("aten_layer_norm"), Dim3{static_cast<unsigned>(rows), 1, 1}, Dim3{32, 4, 1},
                 x_at_, y_.address(), mean_.address(), rstd_.address(), problem_.hidden, eps_);
   const std::int64_t bd = static_cast<std::int64_t>(problem_.batch) * problem_.hidden;
-  launch_kernel(backend_, support_.get("eager_one_plus"), Dim3{elementwise_blocks(bd), 1, 1},
-                Dim3{kElementwiseThreads, 1, 1}, scale_, t_.address(), problem_.batch, problem_.hidden,
-                static_cast<long long>(problem_.modulation_stride));
-  const Dim3 grid{elementwise_blocks(elements_), 1, 1};
+  launch_kernel(backend_, support_.get("eager_one_plus"), elementwise_grid(bd), Dim3{kElementwiseThreads, 1, 1}, scale_,
+                t_.address(), problem_.batch, problem_.hidden, static_cast<long long>(problem_.modulation_stride));
+  const Dim3 grid = elementwise_grid(elements_);
   launch_kernel(backend_, support_.get("eager_scale"), grid, Dim3{kElementwiseThreads, 1, 1}, y_.address(),
                 t_.address(), u_.address(), static_cast<long long>(rows), problem_.tokens, problem_.hidden);
   launch_kernel(backend_, support_.get("eager_shift"), grid, Dim3{kElementwiseThreads, 1, 1}, u_.address(), shift_,
@@ -76,7 +74,7 @@ void LayerNormModulateWorkload::launch_reference() {
                 static_cast<long long>(problem_.modulation_stride));
 }
 
-void LayerNormModulateWorkload::poison_output() { backend_.fill(out_.address(), kPoisonByte, out_.bytes()); }
+void LayerNormModulateWorkload::poison_output() { backend_.fill(out_.address(), kOutputPoisonByte, out_.bytes()); }
 
 void LayerNormModulateWorkload::launch_variant(const LoadedKernel& kernel, const Variant& variant) {
   const LayerNormModulateConfig c = LayerNormModulateConfig::from(variant);
@@ -104,7 +102,7 @@ void LayerNormModulateWorkload::require_row_operands_aligned(unsigned vector_byt
 
 void LayerNormModulateWorkload::launch_copy() {
   const long long packets = static_cast<long long>(padded_bytes(elements_, 2) / 16);
-  launch_kernel(backend_, support_.get("copy_bytes"), Dim3{elementwise_blocks(packets), 1, 1}, Dim3{256, 1, 1}, x_at_,
+  launch_kernel(backend_, support_.get("copy_bytes"), elementwise_grid(packets), Dim3{kElementwiseThreads, 1, 1}, x_at_,
                 copy_dst_.address(), packets);
 }
 

@@ -1,6 +1,7 @@
 // The LayerNorm + modulate family's workload: buffers, reference chain (aten
 // LayerNorm + three eager elementwise kernels), variant and copy launches.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -29,16 +30,21 @@ class LayerNormModulateWorkload : public Workload {
   std::int64_t bytes_moved() const override;
 
   // Where the chain's operands lie, for a workload that builds on this one (the
-  // token-major family writes x here with its copy and reads scale and shift).
+  // token-major family writes x here with its copy and reads scale and shift;
+  // the gated residual family writes its reference r here and reads its gate
+  // from the embedding).
   struct Operands {
     DeviceAddress x, scale, shift, out;
     std::size_t x_bytes;
+    DeviceAddress embedding;
   };
   // Throws exactune::input_error, naming the operand and `why`, unless the
   // output, scale, shift and their row stride take loads of `vector_bytes`.
   void require_row_operands_aligned(unsigned vector_bytes, const std::string& why) const;
 
-  Operands operands() const { return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2}; }
+  Operands operands() const {
+    return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2, embedding_.address()};
+  }
 
   // The reference LayerNorm's statistics, for the cross-check against torch.
   std::vector<float> download_mean();
@@ -55,6 +61,14 @@ class LayerNormModulateWorkload : public Workload {
   DeviceBuffer x_, embedding_, y_, mean_, rstd_, t_, u_, reference_out_, out_, copy_dst_;
   DeviceAddress x_at_, scale_, shift_;
 };
+
+// The grid-stride elementwise kernels of the reference chain and the roofline
+// copy, of this family and of those that build on its workload: their block,
+// a grid over n items, and the byte an output is poisoned with (0xffff is a
+// NaN no kernel produces).
+inline constexpr unsigned kElementwiseThreads = 256;
+Dim3 elementwise_grid(std::int64_t n);
+inline constexpr std::uint8_t kOutputPoisonByte = 0xff;
 
 std::unique_ptr<Workload> make_layer_norm_modulate_workload(Backend& backend, const SupportKernels& support,
                                                             const Shape& shape, const InputCase& input_case,

@@ -43,6 +43,12 @@
 //                         once (the launcher sizes the grid), each looping over
 //                         row groups and loading the next group's x while it
 //                         reduces and writes the current one (pass2_registers)
+//
+// Where a row's values come from is the kernel's one hook (a row source, below):
+// this family reads x as it lies in memory; a family that builds on this
+// kernel computes its row as it loads it (families/
+// gated_residual_layer_norm_modulate: the residual x + gate * h, written out
+// once) and runs the rest of this template unchanged.
 #pragma once
 #include "kernel_templates/packet.cuh"
 #include "kernel_templates/planted_crash.cuh"
@@ -88,6 +94,47 @@ __device__ __forceinline__ const bf16_bits* modulation_row(const bf16_bits* base
   return base + static_cast<long long>(static_cast<int>(row) / tokens_per_batch) * modulation_stride;
 }
 
+// Pass 2's read of x in reload variants. A plain load would not do: x is const
+// __restrict__, so the compiler merges it with pass 1's load and holds the row in
+// registers, which makes reload the same kernel as registers. A volatile load
+// is issued where it is written.
+template <int VecLanes>
+__device__ __forceinline__ packet<VecLanes> reload_packet(const bf16_bits* p) {
+#if defined(__CUDA_ARCH__)
+  packet<VecLanes> r;
+  if constexpr (VecLanes == 1) {
+    asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(r.v.x), "=r"(r.v.y) : "l"(p));
+  } else {
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.v.x), "=r"(r.v.y), "=r"(r.v.z), "=r"(r.v.w)
+                 : "l"(p));
+  }
+  return r;
+#else
+  return load_packet<VecLanes>(p);
+#endif
+}
+
+// The row source of this family: x as it lies in memory. A row source gives
+//   load<VecLanes>(row, column, stored)  pass 1's read of the packet at (row, column);
+//                                        `stored` is false for a CTA's surplus rows,
+//                                        which compute the last row again and store nothing
+//   reload<VecLanes>(row, column)        pass 2's read of it in reload variants
+// Both return the bf16 values the LayerNorm normalises.
+template <int Hidden>
+struct row_in_memory {
+  const bf16_bits* __restrict__ x;
+
+  template <int VecLanes>
+  __device__ __forceinline__ packet<VecLanes> load(long long row, int column, bool) const {
+    return load_packet<VecLanes>(x + row * Hidden + column);
+  }
+  template <int VecLanes>
+  __device__ __forceinline__ packet<VecLanes> reload(long long row, int column) const {
+    return reload_packet<VecLanes>(x + row * Hidden + column);
+  }
+};
+
 // One row's work, cut into the steps both grid forms share. Physical thread p
 // of a row handles chunk j's vectors vector(j, p) .. + VecLanes - 1.
 template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts, int Modulation,
@@ -116,10 +163,11 @@ struct fused_row {
     return (Tail == tail_peeled && j < kFullChunks) || vector(j, p) < kRowVectors;
   }
 
-  __device__ static void load(row_chunks& into, const bf16_bits* row, int p) {
+  template <class RowSource>
+  __device__ static void load(row_chunks& into, const RowSource& source, long long row, bool stored, int p) {
 #pragma unroll
     for (int j = 0; j < kChunks; ++j)
-      if (in_row(j, p)) into[j] = load_packet<VecLanes>(row + vector(j, p) * 4);
+      if (in_row(j, p)) into[j] = source.template load<VecLanes>(row, vector(j, p) * 4, stored);
   }
 
   __device__ static void start(lane_states& lanes) {
@@ -199,34 +247,13 @@ struct fused_row {
   }
 };
 
-// Pass 2's read of x in reload variants. A plain load would not do: x is const
-// __restrict__, so the compiler merges it with pass 1's load and holds the row in
-// registers, which makes reload the same kernel as registers. A volatile load
-// is issued where it is written.
-template <int VecLanes>
-__device__ __forceinline__ packet<VecLanes> reload_packet(const bf16_bits* p) {
-#if defined(__CUDA_ARCH__)
-  packet<VecLanes> r;
-  if constexpr (VecLanes == 1) {
-    asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(r.v.x), "=r"(r.v.y) : "l"(p));
-  } else {
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.v.x), "=r"(r.v.y), "=r"(r.v.z), "=r"(r.v.w)
-                 : "l"(p));
-  }
-  return r;
-#else
-  return load_packet<VecLanes>(p);
-#endif
-}
-
-// No __launch_bounds__: with one, ptxas trades registers for occupancy and
-// spills (w2_r2 at D3072 spilled 4 bytes at 72 registers on sm_90).
+// The fused kernel's body over the rows of `source` (see row_in_memory); every
+// family that builds on this template launches a kernel that calls it.
 template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts, int Modulation,
-          int Elementwise, int Grid>
-__global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
-                                          const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out, int rows,
-                                          int tokens_per_batch, long long modulation_stride, float eps) {
+          int Elementwise, int Grid, class RowSource>
+__device__ __forceinline__ void fused_layer_norm_modulate_rows(
+    const RowSource& source, const bf16_bits* __restrict__ scale, const bf16_bits* __restrict__ shift,
+    bf16_bits* __restrict__ out, int rows, int tokens_per_batch, long long modulation_stride, float eps) {
   planted_crash();                         // nothing unless a test plants a crash
   const PlantedSlowdown planted_slowdown;  // nothing unless the gate's power test plants a slowdown
   typedef fused_row<Hidden, NumWarps, RowsPerCta, VecLanes, Tail, Source, Counts, Modulation, Elementwise> plan;
@@ -245,6 +272,7 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
     const int row = group * RowsPerCta + row_in_cta;
     return row < rows ? row : rows - 1;
   };
+  auto row_exists = [&](int group) { return group * RowsPerCta + row_in_cta < rows; };
 
   // Two sets of warp totals in a persistent CTA: a fast thread writing the next
   // row's totals cannot overwrite ones a slow thread has still to read, since
@@ -253,14 +281,13 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
   typename plan::chunk held[kHeldChunks];
   typename plan::chunk next[kPersistent ? plan::kChunks : 1];
   if constexpr (kPersistent) {
-    if (blockIdx.x < groups) plan::load(next, x + safe_row(blockIdx.x) * Hidden, p);
+    if (blockIdx.x < groups) plan::load(next, source, safe_row(blockIdx.x), row_exists(blockIdx.x), p);
   }
 
   // One row group: pass 1, the reduction, pass 2. `parity` picks the warp totals.
   auto process = [&](int group, int parity) {
     const long long row = safe_row(group);
-    const bool row_valid = group * RowsPerCta + row_in_cta < rows;
-    const bf16_bits* row_x = x + row * Hidden;
+    const bool row_valid = row_exists(group);
     typename plan::lane_states lanes;
     plan::start(lanes);
     // Late variants find their scale and shift rows after the barrier, so that
@@ -276,7 +303,7 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
       for (int j = 0; j < plan::kChunks; ++j)
         if (plan::in_row(j, p)) held[j] = next[j];
       const int following = group + gridDim.x;
-      if (following < groups) plan::load(next, x + safe_row(following) * Hidden, p);
+      if (following < groups) plan::load(next, source, safe_row(following), row_exists(following), p);
     }
 #pragma unroll
     for (int j = 0; j < plan::kChunks; ++j) {
@@ -286,7 +313,7 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
         if constexpr (kPersistent) {
           data = held[j];
         } else {
-          data = load_packet<VecLanes>(row_x + vector * 4);
+          data = source.template load<VecLanes>(row, vector * 4, row_valid);
           if (Source == pass2_registers) held[j] = data;
         }
         if (plan::kEarly) {
@@ -309,7 +336,7 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
       if (plan::in_row(j, p)) {
         const int vector = plan::vector(j, p);
         const typename plan::chunk data =
-            Source == pass2_registers ? held[j] : reload_packet<VecLanes>(row_x + vector * 4);
+            Source == pass2_registers ? held[j] : source.template reload<VecLanes>(row, vector * 4);
         const typename plan::chunk sc = plan::kEarly ? early_scale[j] : load_packet<VecLanes>(row_scale + vector * 4);
         const typename plan::chunk sh = plan::kEarly ? early_shift[j] : load_packet<VecLanes>(row_shift + vector * 4);
         typename plan::chunk result;
@@ -333,6 +360,18 @@ __global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const
   } else {
     process(blockIdx.x, 0);
   }
+}
+
+// No __launch_bounds__: with one, ptxas trades registers for occupancy and
+// spills (w2_r2 at D3072 spilled 4 bytes at 72 registers on sm_90).
+template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts, int Modulation,
+          int Elementwise, int Grid>
+__global__ void fused_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ scale,
+                                          const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ out, int rows,
+                                          int tokens_per_batch, long long modulation_stride, float eps) {
+  fused_layer_norm_modulate_rows<Hidden, NumWarps, RowsPerCta, VecLanes, Tail, Source, Counts, Modulation, Elementwise,
+                                 Grid>(row_in_memory<Hidden>{x}, scale, shift, out, rows, tokens_per_batch,
+                                       modulation_stride, eps);
 }
 
 }  // namespace exactune_kernels
