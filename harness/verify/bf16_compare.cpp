@@ -51,8 +51,9 @@ ComparisonResult compare_bf16(std::span<const std::uint16_t> expected, std::span
 
 std::string describe(const Mismatch& m) {
   const std::string distance = m.ulps < 0 ? "NaN involved" : fmt::format("{} ulp", m.ulps);
-  return fmt::format("row {}, column {}: expected 0x{:04x} ({}), got 0x{:04x} ({}), {}", m.row, m.column, m.expected,
-                     bf16_value(m.expected), m.actual, bf16_value(m.actual), distance);
+  const std::string output = m.output.empty() ? "" : fmt::format("output {}, ", m.output);
+  return fmt::format("{}row {}, column {}: expected 0x{:04x} ({}), got 0x{:04x} ({}), {}", output, m.row, m.column,
+                     m.expected, bf16_value(m.expected), m.actual, bf16_value(m.actual), distance);
 }
 
 }  // namespace exactune

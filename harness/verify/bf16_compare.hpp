@@ -14,6 +14,7 @@ struct Mismatch {
   std::uint16_t expected = 0;
   std::uint16_t actual = 0;
   std::int64_t ulps = 0;  // distance in bf16 units in the last place; -1 when either is NaN
+  std::string output{};   // the output it is in, where a workload has several (OutputRegion); else ""
 };
 
 struct ComparisonResult {
@@ -36,7 +37,8 @@ Mismatch mismatch_at(std::int64_t index, std::int64_t row_length, std::uint16_t 
 ComparisonResult compare_bf16(std::span<const std::uint16_t> expected, std::span<const std::uint16_t> actual,
                               std::int64_t row_length);
 
-// "row 3, column 2239: expected 0x3f80 (1), got 0x3f81 (1.0078125), 1 ulp"
+// "row 3, column 2239: expected 0x3f80 (1), got 0x3f81 (1.0078125), 1 ulp", after
+// "output y, " where the mismatch names its output.
 std::string describe(const Mismatch& m);
 
 }  // namespace exactune

@@ -70,15 +70,19 @@ ComparisonResult DeviceComparer::compare(const std::vector<OutputRegion>& region
     throw error(fmt::format("the device compare reported {} mismatches, the first at {}, in an output of {} elements",
                             found.mismatches, found.first_index, index_base));
   }
-  auto index = static_cast<std::int64_t>(found.first_index);
-  for (const OutputRegion& region : regions) {
+  const auto first = static_cast<std::int64_t>(found.first_index);
+  std::int64_t region_start = 0, output_start = 0;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const OutputRegion& region = regions[i];
+    if (i > 0 && region.output_name != regions[i - 1].output_name) output_start = region_start;
+    const std::int64_t index = first - region_start;
     if (index < region.elements) {
-      result.first =
-          mismatch_at(static_cast<std::int64_t>(found.first_index), row_length,
-                      element_at(backend_, region.reference, index), element_at(backend_, region.output, index));
+      result.first = mismatch_at(first - output_start, row_length, element_at(backend_, region.reference, index),
+                                 element_at(backend_, region.output, index));
+      result.first->output = region.output_name;
       break;
     }
-    index -= region.elements;
+    region_start += region.elements;
   }
   return result;
 }

@@ -27,7 +27,9 @@ class DeviceComparer {
 
   // Compares every region (an output in pieces counts its element indexes
   // across them, in order) and returns the count and the first mismatch, as
-  // compare_bf16 would over the downloaded outputs. Queues the comparison
+  // compare_bf16 would over the downloaded outputs; where the regions hold
+  // several named outputs, the count is theirs together and the first
+  // mismatch names its output, its row counted from that output's start. Queues the comparison
   // after whatever the backend runs; the summary's download waits for it.
   ComparisonResult compare(const std::vector<OutputRegion>& regions, std::int64_t row_length);
 

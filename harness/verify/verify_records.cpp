@@ -21,14 +21,18 @@ constexpr std::array<Disposition, 4> kDispositions = {Disposition::passed, Dispo
 
 Mismatch read_mismatch(const nlohmann::json& m) {
   const std::string name = "the record's 'first_mismatch'";
-  if (!m.is_array() || m.size() != 5) {
-    throw error(fmt::format("{} must be [row, column, expected, actual, ulps], got {}", name, strict_json::excerpt(m)));
+  const bool named = m.is_array() && m.size() == 6 && m[5].is_string() && !m[5].get<std::string>().empty();
+  if (!m.is_array() || (m.size() != 5 && !named)) {
+    throw error(fmt::format("{} must be [row, column, expected, actual, ulps] or [..., ulps, output name], got {}",
+                            name, strict_json::excerpt(m)));
   }
   constexpr std::int64_t kBits = std::numeric_limits<std::uint16_t>::max();
-  return Mismatch{strict_json::integer_in(m[0], name + " row", 0), strict_json::integer_in(m[1], name + " column", 0),
+  return Mismatch{strict_json::integer_in(m[0], name + " row", 0),
+                  strict_json::integer_in(m[1], name + " column", 0),
                   static_cast<std::uint16_t>(strict_json::integer_in(m[2], name + " expected", 0, kBits)),
                   static_cast<std::uint16_t>(strict_json::integer_in(m[3], name + " actual", 0, kBits)),
-                  strict_json::integer_in(m[4], name + " ulps", -1)};  // -1: either is NaN
+                  strict_json::integer_in(m[4], name + " ulps", -1),  // -1: either is NaN
+                  named ? m[5].get<std::string>() : std::string()};
 }
 
 }  // namespace
@@ -46,6 +50,7 @@ nlohmann::json run_record_json(const VerifyRecord& r) {
   if (r.first_mismatch) {
     const Mismatch& m = *r.first_mismatch;
     j["first_mismatch"] = {m.row, m.column, m.expected, m.actual, m.ulps};
+    if (!m.output.empty()) j["first_mismatch"].push_back(m.output);
   }
   return j;
 }

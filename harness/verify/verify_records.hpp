@@ -5,7 +5,9 @@
 //   verify/<shape>/<case>/<variant>  a variant's run on it: {"disposition": ..,
 //                                    "mismatches": .., "message": .., and, when
 //                                    an element differs, "first_mismatch":
-//                                    [row, column, expected, actual, ulps]}
+//                                    [row, column, expected, actual, ulps],
+//                                    and its output's name after them where
+//                                    the workload names its outputs}
 // Reading a record back checks every type and value (a disposition the
 // verifier writes, counts >= 0, a passed run without mismatches), so that a
 // damaged journal is refused where it is read, and never taken for results.

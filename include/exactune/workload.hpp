@@ -31,10 +31,15 @@ class SupportKernels {
 
 // One stretch of a run's output, compared on the device: `elements` 16-bit
 // values at `output` (the variant's) and at `reference` (what they must be).
+// A workload whose kernels return several outputs names each (`output_name`,
+// e.g. "r" and "y"; "" where there is one): every output is compared bit for
+// bit, and a mismatch says which output it is in, its row and column counted
+// from that output's start. The regions of one output follow each other.
 struct OutputRegion {
   DeviceAddress output = 0;
   DeviceAddress reference = 0;
   std::int64_t elements = 0;
+  std::string output_name{};
 };
 
 class Workload {
@@ -53,8 +58,9 @@ class Workload {
   virtual void launch_copy() = 0;
 
   // Where the output and the reference lie on the device: one region, or one
-  // per piece of an output in pieces, in download_output()'s order. Element
-  // indexes (and so rows and columns) run across the regions in this order.
+  // per piece of an output in pieces, or per output of a workload of several
+  // (named, see OutputRegion), in download_output()'s order. Element indexes
+  // (and so rows and columns) run across the regions of one output in this order.
   // The verifier compares these; the host never holds a whole output.
   virtual std::vector<OutputRegion> output_regions() const = 0;
   // The whole output on the host (tests, the C ABI).

@@ -192,6 +192,41 @@ TEST_CASE(
         fmt::format("exactune: error: --shard 1/5000: a sweep is split into at most {} shards\n", kMaxShards));
 }
 
+// A workload of several outputs names the one its first mismatch is in: the
+// record keeps the name after the five numbers, and one output's records
+// stay the five numbers they were.
+TEST_CASE("a run record keeps the output its first mismatch is in, and refuses an empty or unnamed sixth field",
+          "[store_refusals]") {
+  VerifyRecord named;
+  named.disposition = Disposition::incorrect;
+  named.mismatches = 3;
+  named.message = "3 of 8 elements differ";
+  named.first_mismatch = Mismatch{1, 2, 0x3f80, 0x3f81, 1, "y"};
+  const nlohmann::json json = run_record_json(named);
+  CHECK(json["first_mismatch"].size() == 6);
+  VerifyRecord read;
+  read_run_record(json, read);
+  REQUIRE(read.first_mismatch);
+  CHECK(read.first_mismatch->output == "y");
+  CHECK(read.first_mismatch->row == 1);
+
+  VerifyRecord unnamed = named;
+  unnamed.first_mismatch->output.clear();
+  CHECK(run_record_json(unnamed)["first_mismatch"].size() == 5);
+  for (const char* bad : {R"([1, 2, 16256, 16257, 1, ""])", R"([1, 2, 16256, 16257, 1, 7])"}) {
+    INFO(bad);
+    nlohmann::json damaged = json;
+    damaged["first_mismatch"] = nlohmann::json::parse(bad);
+    std::string why;
+    try {
+      read_run_record(damaged, read);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    CHECK(contains(why, "[..., ulps, output name]"));
+  }
+}
+
 TEST_CASE(
     "a journal whose records are of the wrong type or value, or that journals a step twice with two "
     "results, is refused at its line, saying how to start over",

@@ -153,6 +153,47 @@ TEST_CASE("an output in two regions is compared as one: indexes run on across th
   CHECK(total_elements({q_outputs.region(), k_outputs.region()}) == 2000);
 }
 
+// A workload of two outputs (e.g. a residual r and a normalised y) names them:
+// both are compared, and the first mismatch says which output it is in, its
+// row counted from that output's start, also where the first output is in pieces.
+TEST_CASE("outputs of several names are all compared, and a mismatch names its output and its row in it",
+          "[device_compare]") {
+  const std::vector<std::uint16_t> r_low = random_bf16(600, 7), r_high = random_bf16(400, 8), y = random_bf16(1000, 9);
+  std::vector<std::uint16_t> y_wrong = y;
+  y_wrong[10] ^= 1;
+  y_wrong[900] ^= 0x8000;
+  const Outputs r_low_outputs(r_low, r_low), r_high_outputs(r_high, r_high), y_outputs(y, y_wrong);
+  auto named = [](OutputRegion region, const char* name) {
+    region.output_name = name;
+    return region;
+  };
+  const std::vector<OutputRegion> regions = {named(r_low_outputs.region(), "r"), named(r_high_outputs.region(), "r"),
+                                             named(y_outputs.region(), "y")};
+  DeviceComparer comparer(cpu(), compare_kernel());
+  const ComparisonResult in_y = comparer.compare(regions, 4);
+  CHECK(in_y.mismatches == 2);
+  REQUIRE(in_y.first.has_value());
+  CHECK(in_y.first->output == "y");
+  CHECK(in_y.first->row == 10 / 4);
+  CHECK(in_y.first->column == 10 % 4);
+  CHECK(in_y.first->expected == y[10]);
+  CHECK(in_y.first->actual == y_wrong[10]);
+  CHECK(describe(*in_y.first).rfind("output y, row 2, column 2: expected", 0) == 0);
+
+  // A mismatch in the second piece of r: its row runs on from the first piece.
+  std::vector<std::uint16_t> r_high_wrong = r_high;
+  r_high_wrong[5] ^= 1;
+  const Outputs r_high_wrong_outputs(r_high, r_high_wrong);
+  const ComparisonResult in_r = comparer.compare(
+      {named(r_low_outputs.region(), "r"), named(r_high_wrong_outputs.region(), "r"), named(y_outputs.region(), "y")},
+      4);
+  CHECK(in_r.mismatches == 3);
+  REQUIRE(in_r.first.has_value());
+  CHECK(in_r.first->output == "r");
+  CHECK(in_r.first->row == (600 + 5) / 4);
+  CHECK(in_r.first->column == (600 + 5) % 4);
+}
+
 TEST_CASE("the device compare tells signed zeros and NaN patterns apart by their bits", "[device_compare]") {
   //                                         +0 vs -0, qNaN vs other NaN, the same NaN, inf vs NaN
   const std::vector<std::uint16_t> expected = {0x0000, 0x7fc0, 0xffc1, 0x7f80};
