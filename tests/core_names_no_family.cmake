@@ -9,6 +9,7 @@
 set(names
   layer_norm_modulate LayerNormModulate Modulate modulate modulation
   qk_head_layer_norm QkHeadLayerNorm
+  gated_residual_layer_norm_modulate GatedResidual
   hidden eps modulation_rows modulation_stride heads head_dim)
 list(JOIN names "|" alternatives)
 set(word "(^|[^A-Za-z0-9_])(${alternatives})([^A-Za-z0-9_]|$)")

@@ -79,8 +79,10 @@ void add_verify_command(CLI::App& app, Run& run) {
                    "rounding, 3: reversed shuffle offsets, 4: one set of warp totals in a persistent grid, a race "
                    "that shows on the CPU under EXACTUNE_HOST_SCHEDULE=ahead, 5: chunks in the wrong lane group, "
                    "6: folded counts off by one, 7: warp totals in the wrong slots, 8: a token-major tile read "
-                   "with the wrong swizzle), to see the verifier catch it")
-      ->check(CLI::Range(0, 8));
+                   "with the wrong swizzle, 9: a gated residual x + gate * h as one FMA, 10: its product not rounded "
+                   "to bf16 before the add, 11: pass 2 reading x where it must read the residual), to see the verifier "
+                   "catch it")
+      ->check(CLI::Range(0, 11));
   command->add_flag("!--no-table", options->table, "print only the summary line");
   command->callback([&run, options] {
     run = [options] {
