@@ -28,5 +28,6 @@ void add_merge_command(CLI::App& app, Run& run);
 void add_emit_header_command(CLI::App& app, Run& run);
 void add_report_command(CLI::App& app, Run& run);
 void add_tables_command(CLI::App& app, Run& run);
+void add_export_command(CLI::App& app, Run& run);
 
 }  // namespace exactune::cli

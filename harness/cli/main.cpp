@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add_emit_header_command(app, run);
   add_report_command(app, run);
   add_tables_command(app, run);
+  add_export_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -50,15 +50,20 @@ std::vector<std::string> options_for(const CompileRequest& request) {
 // they never meet the single-kernel entries of an older exactune.
 constexpr std::string_view kEntryLayout = "batch-cubin-v1";
 
-std::string cache_key(const CompileRequest& request, const std::vector<std::string>& options) {
+// The template sources a request's program includes, each with its path.
+std::string program_sources(const CompileRequest& request) {
   std::string sources;
   for (const std::string& path : included_templates(request.main_file)) {
     sources += path;
     sources += '\0';
     sources += embedded_file(path);
   }
+  return sources;
+}
+
+std::string cache_key(const CompileRequest& request, const std::vector<std::string>& options) {
   return content_hash({"nvrtc", kEntryLayout, nvrtc_version(), request.target, request.main_file,
-                       request.name_expression, fmt::format("{}", fmt::join(options, " ")), sources});
+                       request.name_expression, fmt::format("{}", fmt::join(options, " ")), program_sources(request)});
 }
 
 struct ProgramDeleter {
@@ -183,6 +188,11 @@ std::string nvrtc_version() {
   int major = 0, minor = 0;
   check_nvrtc(nvrtc().nvrtcVersion(&major, &minor), "nvrtcVersion");
   return fmt::format("{}.{}", major, minor);
+}
+
+std::string nvrtc_build_key(const CompileRequest& request) {
+  return content_hash({"nvrtc-build", request.target, request.main_file, request.name_expression,
+                       fmt::format("{}", fmt::join(options_for(request), " ")), program_sources(request)});
 }
 
 bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b) {

@@ -32,6 +32,12 @@ std::string nvrtc_version();  // e.g. "13.0"
 // The GPU architectures this NVRTC compiles for, as numbers (sm_90 is 90), ascending.
 std::vector<int> nvrtc_supported_archs();
 
+// What NVRTC builds from `request`, as a content hash of the template sources
+// its program includes, its instantiation, its options and its target; unlike
+// the cache's key, without the compiler's version, so that it is known where
+// no NVRTC is (compile/kernel_export.hpp keys the exported kernels by it).
+std::string nvrtc_build_key(const CompileRequest& request);
+
 // Whether two requests can be name expressions of one NVRTC program.
 bool same_nvrtc_program(const CompileRequest& a, const CompileRequest& b);
 

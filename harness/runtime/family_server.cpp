@@ -16,9 +16,9 @@
 
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
-#include "compile/compiler.hpp"
 #include "runtime/plan_table.hpp"
 #include "runtime/runtime_tables.hpp"
+#include "runtime/served_kernels.hpp"
 
 namespace exactune {
 namespace {
@@ -157,7 +157,8 @@ struct FamilyServer::State {
     return devices.emplace(ordinal, d).first->second;
   }
 
-  // The variant compiled (outside the lock: other problems go on) and loaded on the device.
+  // The variant, from the export or compiled (outside the lock: other problems
+  // go on; runtime/served_kernels.hpp), and loaded on the device.
   CUfunction load(const Device& d, int ordinal, const Variant& variant, int size) {
     const auto key = std::make_tuple(ordinal, variant.name, size);
     {
@@ -166,20 +167,27 @@ struct FamilyServer::State {
     }
     const std::string arch = fmt::format("sm_{}{}", d.identity.cc_major, d.identity.cc_minor);
     CompileRequest request = family.variant_request(variant, size, arch);
-    if (const std::string fault = planted_fault(); !fault.empty()) {
+    const std::string fault = planted_fault();
+    if (!fault.empty()) {
       runtime_log_once(
           fmt::format("EXACTUNE_PLANTED_FAULT={}: every served kernel is compiled wrong on purpose", fault));
       request.defines.push_back("EXACTUNE_PLANTED_FAULT=" + fault);
     }
     static const CompileCache cache{CompileCache::default_directory()};
-    const std::vector<CompileOutcome> outcome = compile_all({request}, cache, CompileOptions{1, {}});
-    if (!outcome.front().ok) throw error(fmt::format("{} failed to compile:\n{}", request.name, outcome.front().log));
+    // A planted fault is never in the export: its kernels are compiled.
+    const KernelExport* exported = fault.empty() ? runtime_export() : nullptr;
+    const ServedKernel served = served_kernel(exported, family.name(), variant.name, size, request, cache);
+    if (!served.export_refusal.empty()) runtime_log_once(served.export_refusal + "; compiling it with NVRTC");
+    if (served.from_export) {
+      runtime_log_once(fmt::format("{}: kernels loaded from the export in {}, not compiled", family.name(),
+                                   exported->directory.string()));
+    }
 
     std::lock_guard lock(loaded_mutex);
     if (auto it = loaded.find(key); it != loaded.end()) return it->second;  // loaded by another problem meanwhile
     const CudaDriver& driver = cuda_driver();
     check(driver.cuCtxSetCurrent(d.context), "cuCtxSetCurrent");
-    const Binary& binary = *outcome.front().kernel.binary;
+    const Binary& binary = *served.kernel.binary;
     CUmodule& module = modules[{ordinal, binary.id}];
     if (module == nullptr) {
       if (const CUresult r = driver.cuModuleLoadData(&module, binary.bytes.c_str()); r != CUDA_SUCCESS) {
@@ -188,7 +196,7 @@ struct FamilyServer::State {
       }
     }
     CUfunction function = nullptr;
-    if (const CUresult r = driver.cuModuleGetFunction(&function, module, outcome.front().kernel.entry.c_str());
+    if (const CUresult r = driver.cuModuleGetFunction(&function, module, served.kernel.entry.c_str());
         r != CUDA_SUCCESS) {
       throw_cuda_error(r, fmt::format("finding the entry point of {}", request.name));
     }

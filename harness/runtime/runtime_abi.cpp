@@ -9,6 +9,7 @@
 
 #include "backends/gpu/cuda_driver.hpp"
 #include "runtime/runtime_tables.hpp"
+#include "runtime/served_kernels.hpp"
 
 namespace exactune {
 namespace {
@@ -71,6 +72,29 @@ int exactune_runtime_candidates(const char* family, const char* device_name, int
     for (const TableCandidate& c : table_candidates(*table, resolution, static_cast<int>(size), rows)) {
       out += fmt::format("{}\t{}\n", c.variant, step_name(c.step));
     }
+    if (out.size() + 1 > capacity) throw input_error(fmt::format("text needs {} bytes", out.size() + 1));
+    std::memcpy(text, out.c_str(), out.size() + 1);
+    return EXACTUNE_OK;
+  });
+}
+
+int exactune_runtime_export(char* text, size_t capacity) {
+  using namespace exactune;
+  return runtime_entry("exactune_runtime_export", [&] {
+    if (!text) throw input_error("text must not be NULL");
+    const KernelExport* exported = nullptr;
+    try {
+      exported = runtime_export();
+    } catch (const std::exception& e) {
+      return runtime_status(EXACTUNE_ERROR, e.what());  // the export named is unreadable: not the caller's argument
+    }
+    if (!exported) {
+      return runtime_status(EXACTUNE_NOT_SERVED,
+                            fmt::format("no kernel export: {} is unset and {} holds no {}", kExportDirVariable,
+                                        export_beside_runtime().string(), kExportIndexFile));
+    }
+    const std::string out = fmt::format("{}\t{}\t{}\t{}\n", exported->directory.string(), exported->kernels.size(),
+                                        exported->compiler, exported->generated_by);
     if (out.size() + 1 > capacity) throw input_error(fmt::format("text needs {} bytes", out.size() + 1));
     std::memcpy(text, out.c_str(), out.size() + 1);
     return EXACTUNE_OK;

@@ -42,6 +42,14 @@ const char* exactune_runtime_last_error(void);
 int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor, int sm_count,
                                 int64_t size, int64_t rows, char* text, size_t capacity);
 
+/* The kernel export the runtime loads kernels from instead of compiling them
+ * (`exactune export`; $EXACTUNE_EXPORT_DIR, else exactune_export/ beside the
+ * runtime library): one line "<folder><TAB><kernels><TAB><compiler><TAB><the
+ * command that made it>". EXACTUNE_NOT_SERVED when there is none (every
+ * kernel is then compiled by NVRTC), with where it was looked for; EXACTUNE_ERROR
+ * when the one named is unreadable. Needs no GPU. */
+int exactune_runtime_export(char* text, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

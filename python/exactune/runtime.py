@@ -1,6 +1,7 @@
-"""The runtime library's table queries, through ctypes: which variants the
-tables offer a family on a GPU, best first, and how the GPU was resolved
-(exact name, same model, same architecture, global default). Needs no GPU.
+"""The runtime library's queries, through ctypes: which variants the tables
+offer a family on a GPU, best first, and how the GPU was resolved (exact name,
+same model, same architecture, global default); and which kernel export it
+loads kernels from instead of compiling them. Needs no GPU.
 """
 
 import ctypes
@@ -8,7 +9,7 @@ import functools
 
 from . import _native
 
-__all__ = ["candidates", "STATUS_NAMES"]
+__all__ = ["candidates", "kernel_export", "STATUS_NAMES"]
 
 STATUS_NAMES = {0: "EXACTUNE_OK", 1: "EXACTUNE_NOT_SERVED", 2: "EXACTUNE_INVALID_ARGUMENT", 3: "EXACTUNE_ERROR"}
 
@@ -21,6 +22,7 @@ def _library():
     lib.exactune_runtime_candidates.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                                 ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p,
                                                 ctypes.c_size_t]
+    lib.exactune_runtime_export.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     return lib
 
 
@@ -38,3 +40,18 @@ def candidates(family, device_name, cc_major, cc_minor, sm_count, size, rows):
     lines = text.value.decode().splitlines()
     device = lines[0].split("\t", 1)[1]
     return device, [tuple(line.split("\t", 1)) for line in lines[1:]]
+
+
+def kernel_export():
+    """The kernel export the runtime loads kernels from ($EXACTUNE_EXPORT_DIR, else exactune_export/ beside the
+    runtime library: a wheel's), as {"folder", "kernels", "compiler", "generated_by"}; None when it has none (every
+    kernel is then compiled by NVRTC at its first call). Raises RuntimeError when the export named is unreadable."""
+    lib = _library()
+    text = ctypes.create_string_buffer(1 << 12)
+    status = lib.exactune_runtime_export(text, len(text))
+    if status == 1:
+        return None
+    if status != 0:
+        raise RuntimeError(f"{STATUS_NAMES.get(status, status)}: {lib.exactune_runtime_last_error().decode()}")
+    folder, kernels, compiler, generated_by = text.value.decode().rstrip("\n").split("\t")
+    return {"folder": folder, "kernels": int(kernels), "compiler": compiler, "generated_by": generated_by}

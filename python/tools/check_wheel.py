@@ -1,9 +1,13 @@
-"""The wheel as a user gets it (ctest: python_wheel_in_a_fresh_venv): built by
-build_wheel.py, installed into a fresh virtual environment with no index and
-no source tree in sight, then imported: the tables answer through the runtime
-library the wheel carries, and exactune.torch, without torch there, says so.
+"""The wheel as a user gets it (ctest: python_wheel_in_a_fresh_venv): the kernel
+export made by `exactune export`, the wheel built by build_wheel.py with it,
+installed into a fresh virtual environment with no index and no source tree in
+sight, then imported: the tables answer through the runtime library the wheel
+carries, that library finds the export beside itself, whose index names a
+kernel of every family for every architecture of the tables and cubins that
+are all there, and exactune.torch, without torch there, says so.
 
-    python3 python/tools/check_wheel.py --runtime build/libexactune_runtime.so --work build/wheel-check
+    python3 python/tools/check_wheel.py --runtime build/libexactune_runtime.so --exactune build/exactune \
+        --work build/wheel-check
 
 Exits 1 naming the step that failed."""
 
@@ -32,7 +36,30 @@ except ModuleNotFoundError as e:
     print("exactune.torch without torch:", e)
 else:
     raise AssertionError("exactune.torch imported in a virtual environment without torch")
+
+exported = runtime.kernel_export()
+folder = native.PACKAGE_DIR / "lib" / "exactune_export"
+assert exported and exported["folder"] == str(folder), (exported, folder)
+rows = [line.split("\t") for line in (folder / "exactune_export.tsv").read_text().splitlines()[3:]]
+assert len(rows) == exported["kernels"], (len(rows), exported)
+held = {(row[1], row[2]) for row in rows}
+assert held == EXPECTED, f"the export holds {sorted(held)}, the tables name {sorted(EXPECTED)}"
+assert all((folder / row[6]).is_file() for row in rows), "a cubin the index names is not in the wheel"
+print(f"the runtime's kernel export: {exported['kernels']} kernels of {len(held)} (family, arch) pairs, "
+      f"{exported['compiler']}, beside the runtime library")
 """
+
+
+def families_and_archs(exactune):
+    """The (family, arch) pairs the export must hold: every family the tables hold, on each architecture they name
+    (exactune export --dry-run prints them)."""
+    table = step("listing what the export holds", [str(exactune), "export", "--dry-run"])
+    pairs = set()
+    for line in table.splitlines()[2:]:
+        fields = line.split()
+        if len(fields) >= 2 and fields[1].startswith("sm_"):
+            pairs.add((fields[0], fields[1]))
+    return pairs
 
 
 def step(name, command, **kwargs):
@@ -45,12 +72,17 @@ def step(name, command, **kwargs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runtime", type=Path, required=True, help="the built libexactune_runtime.so")
+    parser.add_argument("--exactune", type=Path, required=True, help="the built exactune, which makes the export")
     parser.add_argument("--work", type=Path, required=True, help="scratch folder, emptied first")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
+    expected = families_and_archs(args.exactune)
+    print(step("exporting the kernels", [str(args.exactune), "export", "--out", str(args.work / "export"),
+                                         "--cache-dir", str(args.work / "cache")]).splitlines()[-1])
     wheel = Path(step("building the wheel", [sys.executable, str(TOOLS / "build_wheel.py"), "--runtime",
-                                             str(args.runtime), "--out", str(args.work / "dist")]).split()[-1])
+                                             str(args.runtime), "--export", str(args.work / "export"), "--out",
+                                             str(args.work / "dist")]).split()[-1])
     venv = args.work / "venv"
     step("making a virtual environment", [sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
@@ -58,7 +90,8 @@ def main():
                                   str(wheel)])
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("EXACTUNE_")}
     print(f"{wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
-    print(step("importing it", [str(python), "-c", PROBE], env=clean, cwd=args.work), end="")
+    probe = f"EXPECTED = {sorted(expected)!r}\nEXPECTED = set(EXPECTED)\n" + PROBE
+    print(step("importing it", [str(python), "-c", probe], env=clean, cwd=args.work), end="")
 
 
 if __name__ == "__main__":

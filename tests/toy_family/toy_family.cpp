@@ -55,6 +55,12 @@ __global__ void toy_double(const bf16_bits* x, bf16_bits* out, float scale) {
 
 const bool kKernelAdded = add_kernel_source(kKernelPath, kKernelSource);
 
+// Its default shapes, added the same way: what commands that read a family's
+// default set (exactune export) find for the toy.
+constexpr const char* kShapesPath = "tests/toy_family/shapes.yaml";
+constexpr const char* kShapes = "shapes:\n  - {name: toy-64, model: a test's toy, rows: 4, length: 64}\n";
+const bool kShapesAdded = add_kernel_source(kShapesPath, kShapes);
+
 class ToyWorkload final : public Workload {
  public:
   ToyWorkload(Backend& backend, const SupportKernels& support, const Shape& shape, std::uint64_t seed)
@@ -133,7 +139,7 @@ class ToyFamily final : public KernelFamily {
     shape.size = static_cast<int>(shape.integer("length"));
     shape.row_count = shape.integer("rows");
   }
-  std::string default_shapes_path() const override { return "tests/toy_family/shapes.yaml"; }
+  std::string default_shapes_path() const override { return kShapesPath; }
   Shape with_rows_at_most(const Shape& shape, std::int64_t rows) const override {
     Shape cut = shape;
     for (ShapeParameter& p : cut.parameters) {
