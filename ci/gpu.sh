@@ -6,7 +6,7 @@
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
 #   usage: ci/gpu.sh [tests] [torch] [verify] [verify-defaults] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [gate-power] [speed] [sass] [runtime]
-#                    [runtime-bench]   (no argument: tests torch verify faults sanitize runtime)
+#                    [runtime-bench] [first-call]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
@@ -223,6 +223,19 @@ for stage in "${stages[@]}"; do
         >"$OUT/runtime-bench.log" 2>&1 || status=1
       note "runtime bench: $(tail -1 "$OUT/runtime-bench.log") ($(( $(date +%s) - t0 )) s)"
       grep -v "^exactune: " "$OUT/runtime-bench.log" | tail -16
+      ;;
+    first-call)
+      # First-call latency of the torch ops with the kernel export and without it (NVRTC with a warm and a
+      # cold cache), each in fresh processes: first_call.json (docs/runtime.md, python/tools/first_call_bench.py).
+      if "$bin" export --out "$OUT/export" >"$OUT/export.log" 2>&1; then
+        timeout "${EXACTUNE_BENCH_TIMEOUT:-400}" python3 python/tools/first_call_bench.py --export "$OUT/export" \
+          --out "$OUT/first_call.json" >"$OUT/first-call.log" 2>&1 || status=1
+        note "first call: $(tail -1 "$OUT/first-call.log") ($(( $(date +%s) - t0 )) s)"
+        grep -v "^exactune: " "$OUT/first-call.log" | tail -8
+      else
+        status=1
+        note "first call: exactune export failed ($(tail -1 "$OUT/export.log"))"
+      fi
       ;;
     *) echo "unknown stage $stage"; status=2 ;;
   esac
