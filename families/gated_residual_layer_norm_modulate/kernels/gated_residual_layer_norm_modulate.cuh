@@ -63,12 +63,20 @@ struct gated_residual_rows {
   }
 };
 
+// __launch_bounds__ of the block, unlike the first family's kernel: the
+// residual's loads raised 512-thread variants past the 128 registers a thread
+// such a block may have (173 at D8192 on sm_90), so that they could not launch
+// (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H100). With the bound ptxas keeps
+// them launchable, spilling where it must; blocks of up to 256 threads keep
+// their 255.
 template <int Hidden, int NumWarps, int RowsPerCta, int VecLanes, int Tail, int Source, int Counts, int Modulation,
           int Elementwise, int Grid>
-__global__ void gated_residual_layer_norm_modulate(
-    const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ h, const bf16_bits* __restrict__ gate,
-    const bf16_bits* __restrict__ scale, const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ residual,
-    bf16_bits* __restrict__ out, int rows, int tokens_per_batch, long long modulation_stride, float eps) {
+__global__ void __launch_bounds__(32 * NumWarps)
+    gated_residual_layer_norm_modulate(const bf16_bits* __restrict__ x, const bf16_bits* __restrict__ h,
+                                       const bf16_bits* __restrict__ gate, const bf16_bits* __restrict__ scale,
+                                       const bf16_bits* __restrict__ shift, bf16_bits* __restrict__ residual,
+                                       bf16_bits* __restrict__ out, int rows, int tokens_per_batch,
+                                       long long modulation_stride, float eps) {
   const gated_residual_rows<Hidden, Elementwise> source{x, h, gate, residual, tokens_per_batch, modulation_stride};
   fused_layer_norm_modulate_rows<Hidden, NumWarps, RowsPerCta, VecLanes, Tail, Source, Counts, Modulation, Elementwise,
                                  Grid>(source, scale, shift, out, rows, tokens_per_batch, modulation_stride, eps);
