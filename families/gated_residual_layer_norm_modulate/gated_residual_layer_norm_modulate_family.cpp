@@ -89,14 +89,11 @@ class GatedResidualLayerNormModulateFamily final : public KernelFamily {
   }
 
   std::vector<InputCase> input_cases(const Shape& shape) const override {
-    std::vector<InputCase> cases;
-    for (const ModulateCase& c : modulate_cases(ModulateProblem::of(shape).eps)) cases.push_back(describe_case(c));
-    return cases;
+    return modulate_input_cases(ModulateProblem::of(shape).eps, describe_case);
   }
 
   InputCase timing_case(const Shape& shape) const override {
-    const double eps = ModulateProblem::of(shape).eps;
-    return describe_case(find_modulate_case(eps, fmt::format("a1_e{:g}", eps)));
+    return modulate_timing_case(ModulateProblem::of(shape).eps, describe_case);
   }
 
   std::unique_ptr<Workload> make_workload(Backend& backend, const SupportKernels& support, const Shape& shape,

@@ -91,4 +91,14 @@ ModulateInputs make_modulate_inputs(const Shape& shape, const ModulateCase& c, s
   return in;
 }
 
+std::vector<InputCase> modulate_input_cases(double shape_eps, const DescribeModulateCase& describe) {
+  std::vector<InputCase> cases;
+  for (const ModulateCase& c : modulate_cases(shape_eps)) cases.push_back(describe(c));
+  return cases;
+}
+
+InputCase modulate_timing_case(double shape_eps, const DescribeModulateCase& describe) {
+  return describe(find_modulate_case(shape_eps, fmt::format("a1_e{:g}", shape_eps)));
+}
+
 }  // namespace exactune

@@ -3,10 +3,12 @@
 // its k rows, as diffusion transformers lay them out.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <exactune/shapes.hpp>
+#include <exactune/workload.hpp>
 
 namespace exactune {
 
@@ -32,6 +34,13 @@ struct ModulateInputs {
 std::vector<ModulateCase> modulate_cases(double shape_eps);
 // Throws exactune::error when the shape has no case of that name.
 ModulateCase find_modulate_case(double shape_eps, const std::string& name);
+
+// A family's input cases over these cases, each worded by `describe` (the
+// families that draw their inputs this way say what else they draw), and the
+// case it is timed on: amplitude 1 at the shape's own eps.
+using DescribeModulateCase = std::function<InputCase(const ModulateCase&)>;
+std::vector<InputCase> modulate_input_cases(double shape_eps, const DescribeModulateCase& describe);
+InputCase modulate_timing_case(double shape_eps, const DescribeModulateCase& describe);
 
 // Scale always holds -1, 0 and 1 at some columns (1 + scale is then 0, 1 and 2).
 ModulateInputs make_modulate_inputs(const Shape& shape, const ModulateCase& c, std::uint64_t seed);
