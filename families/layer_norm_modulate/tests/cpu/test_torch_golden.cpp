@@ -12,11 +12,7 @@
 // (EXACTUNE_HOST_RSQRTF_TABLE): the CPU's var + eps must land in the window and
 // give torch's rstd, so the variance is checked bit for bit as well.
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -30,11 +26,15 @@
 #include "space/pairwise_cover.hpp"
 #include "space/selection.hpp"
 #include "support/cpu_verification.hpp"
+#include "support/torch_golden_data.hpp"
 #include "torch_golden.hpp"
 #include "verify/bf16_compare.hpp"
 #include "verify/verify_stage.hpp"
 
 using namespace exactune;
+using exactune_test::bits32;
+using exactune_test::golden_difference;
+using exactune_test::TorchExpectedWorkload;
 using exactune_test::TorchGolden;
 using exactune_test::TorchGoldenCase;
 
@@ -45,28 +45,11 @@ const TorchGolden& golden() {
   return g;
 }
 
-// EXACTUNE_HOST_RSQRTF_TABLE for the scope: the golden windows, or `pairs` when given.
-class RsqrtfTable {
+// The golden windows as EXACTUNE_HOST_RSQRTF_TABLE, or `pairs` when given.
+class RsqrtfTable : public exactune_test::ScopedRsqrtfTable {
  public:
-  explicit RsqrtfTable(const std::vector<std::uint32_t>* pairs = nullptr) {
-    path_ = (std::filesystem::temp_directory_path() / fmt::format("exactune-rsqrtf-{}.bin", ::getpid())).string();
-    if (pairs == nullptr) {
-      exactune_test::write_rsqrtf_table(golden(), path_);
-    } else {
-      std::FILE* f = std::fopen(path_.c_str(), "wb");
-      REQUIRE(f != nullptr);
-      std::fwrite(pairs->data(), sizeof(std::uint32_t), pairs->size(), f);
-      std::fclose(f);
-    }
-    setenv("EXACTUNE_HOST_RSQRTF_TABLE", path_.c_str(), 1);
-  }
-  ~RsqrtfTable() {
-    unsetenv("EXACTUNE_HOST_RSQRTF_TABLE");
-    std::filesystem::remove(path_);
-  }
-
- private:
-  std::string path_;
+  explicit RsqrtfTable(const std::vector<std::uint32_t>* pairs = nullptr)
+      : ScopedRsqrtfTable(pairs == nullptr ? exactune_test::rsqrtf_pairs(golden()) : *pairs) {}
 };
 
 struct CpuSetup {
@@ -80,27 +63,6 @@ CpuSetup& setup() {
   return s;
 }
 
-// "" when equal; else the count and the first differing element.
-template <class T>
-std::string difference(const std::vector<T>& torch, const std::vector<T>& ours, std::int64_t row_length) {
-  std::size_t count = 0, first = 0;
-  for (std::size_t i = 0; i < torch.size(); ++i) {
-    if (i < ours.size() && torch[i] == ours[i]) continue;
-    if (count++ == 0) first = i;
-  }
-  if (torch.size() != ours.size()) return fmt::format("{} values, torch has {}", ours.size(), torch.size());
-  if (count == 0) return "";
-  return fmt::format("{} of {} differ; first at row {}, column {}: torch 0x{:x}, exactune 0x{:x}", count, torch.size(),
-                     first / row_length, first % row_length, torch[first], ours[first]);
-}
-
-template <class T>
-std::vector<std::uint32_t> bits32(const std::vector<T>& values) {
-  std::vector<std::uint32_t> bits(values.size());
-  std::memcpy(bits.data(), values.data(), values.size() * sizeof(T));
-  return bits;
-}
-
 struct ReferenceRun {
   std::vector<std::uint32_t> mean, rstd;
   std::vector<std::uint16_t> layer_norm, out;
@@ -112,35 +74,6 @@ ReferenceRun run_reference(const TorchGoldenCase& c) {
   return {bits32(w.download_mean()), bits32(w.download_rstd()), w.download_layer_norm_output(),
           w.download_reference_output()};
 }
-
-// A workload on torch's inputs whose expected output is torch's own.
-class TorchWorkload : public Workload {
- public:
-  TorchWorkload(Backend& backend, std::unique_ptr<LayerNormModulateWorkload> inner,
-                std::vector<std::uint16_t> torch_out)
-      : inner_(std::move(inner)),
-        torch_out_(std::move(torch_out)),
-        torch_out_on_device_(backend, padded_bytes(static_cast<std::int64_t>(torch_out_.size()), 2)) {
-    backend.upload(torch_out_on_device_.address(), torch_out_.data(), torch_out_.size() * 2);
-  }
-  void launch_reference() override {}  // the expected output is torch's
-  void poison_output() override { inner_->poison_output(); }
-  void launch_variant(const LoadedKernel& k, const Variant& v) override { inner_->launch_variant(k, v); }
-  void launch_copy() override { inner_->launch_copy(); }
-  std::vector<OutputRegion> output_regions() const override {
-    return {OutputRegion{inner_->output_regions().at(0).output, torch_out_on_device_.address(),
-                         static_cast<std::int64_t>(torch_out_.size())}};
-  }
-  std::vector<std::uint16_t> download_reference_output() override { return torch_out_; }
-  std::vector<std::uint16_t> download_output() override { return inner_->download_output(); }
-  std::int64_t row_length() const override { return inner_->row_length(); }
-  std::int64_t bytes_moved() const override { return inner_->bytes_moved(); }
-
- private:
-  std::unique_ptr<LayerNormModulateWorkload> inner_;
-  std::vector<std::uint16_t> torch_out_;
-  DeviceBuffer torch_out_on_device_;
-};
 
 }  // namespace
 
@@ -169,10 +102,10 @@ TEST_CASE("the reference reproduces torch's mean, rstd, LayerNorm output and eag
   for (const TorchGoldenCase& c : golden().cases) {
     INFO("case " << c.name);
     const ReferenceRun ours = run_reference(c);
-    CHECK(difference(c.mean, ours.mean, 1) == "");
-    CHECK(difference(c.rstd, ours.rstd, 1) == "");
-    CHECK(difference(c.layer_norm, ours.layer_norm, c.hidden) == "");
-    CHECK(difference(c.out, ours.out, c.hidden) == "");
+    CHECK(golden_difference(c.mean, ours.mean, 1) == "");
+    CHECK(golden_difference(c.rstd, ours.rstd, 1) == "");
+    CHECK(golden_difference(c.layer_norm, ours.layer_norm, c.hidden) == "");
+    CHECK(golden_difference(c.out, ours.out, c.hidden) == "");
   }
 }
 
@@ -208,7 +141,7 @@ TEST_CASE(
       },
       [](Backend& backend, const SupportKernels& support, const Shape& shape, const InputCase&) {
         const TorchGoldenCase& c = golden().find(shape.name);
-        return std::unique_ptr<Workload>(std::make_unique<TorchWorkload>(
+        return std::unique_ptr<Workload>(std::make_unique<TorchExpectedWorkload>(
             backend, std::make_unique<LayerNormModulateWorkload>(backend, support, shape, golden().inputs(c)), c.out));
       }};
   const VerifyStageResult result =

@@ -4,54 +4,16 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
 #include <exactune/error.hpp>
 
 #include "layer_norm_modulate/layer_norm_modulate_family.hpp"
+#include "support/torch_golden_data.hpp"
 
 namespace exactune_test {
 
 namespace {
 
 constexpr std::uint16_t kNaN = 0x7fc0;  // bf16 quiet NaN: what an embedding row nobody should read holds
-
-// Takes consecutive little-endian arrays out of one case's bytes.
-class CaseReader {
- public:
-  CaseReader(const std::vector<char>& data, std::size_t offset, std::size_t bytes, std::string where)
-      : data_(data), at_(offset), end_(offset + bytes), where_(std::move(where)) {
-    if (end_ > data_.size()) {
-      throw exactune::error(
-          fmt::format("{}: bytes {}..{} lie past the data's end ({} bytes)", where_, offset, end_, data_.size()));
-    }
-  }
-  template <class T>
-  std::vector<T> take(std::size_t count) {
-    if (at_ + count * sizeof(T) > end_) throw exactune::error(where_ + ": its arrays overrun the case's bytes");
-    std::vector<T> values(count);
-    std::memcpy(values.data(), data_.data() + at_, count * sizeof(T));  // the data is little-endian, as x86-64
-    at_ += count * sizeof(T);
-    return values;
-  }
-  void require_end() const {
-    if (at_ != end_) throw exactune::error(fmt::format("{}: {} bytes left over", where_, end_ - at_));
-  }
-
- private:
-  const std::vector<char>& data_;
-  std::size_t at_, end_;
-  std::string where_;
-};
-
-template <class T>
-T required(const YAML::Node& node, const char* key, const std::string& where) {
-  if (!node[key]) throw exactune::error(fmt::format("{}: no '{}'", where, key));
-  return node[key].as<T>();
-}
 
 }  // namespace
 
@@ -86,32 +48,25 @@ const TorchGoldenCase& TorchGolden::find(const std::string& name) const {
 }
 
 TorchGolden read_torch_golden(const std::string& dir) {
-  const std::string manifest_path = dir + "/layer_norm_modulate.yaml";
-  const YAML::Node manifest = YAML::LoadFile(manifest_path);
+  const GoldenFile file = read_golden_file(dir, "layer_norm_modulate");
+  const std::string& manifest_path = file.manifest_path;
+  const YAML::Node& manifest = file.manifest;
   TorchGolden golden;
-  const YAML::Node source = manifest["source"];
-  golden.source = fmt::format("torch {} (CUDA {}) on {}", required<std::string>(source, "torch", manifest_path),
-                              required<std::string>(source, "cuda_build", manifest_path),
-                              required<std::string>(source, "gpu", manifest_path));
-  golden.batch = required<int>(manifest, "batch", manifest_path);
-  golden.tokens = required<int>(manifest, "tokens", manifest_path);
-  golden.modulation_rows = required<int>(manifest, "modulation_rows", manifest_path);
-  golden.shift_row = required<int>(manifest, "shift_row", manifest_path);
-  golden.scale_row = required<int>(manifest, "scale_row", manifest_path);
-  const int window = required<int>(manifest, "rsqrt_window", manifest_path);
-  const std::string data_path = dir + "/" + required<std::string>(manifest, "data", manifest_path);
-  std::ifstream file(data_path, std::ios::binary);
-  if (!file) throw exactune::error("cannot read " + data_path);
-  const std::vector<char> data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  golden.source = file.source;
+  golden.batch = golden_required<int>(manifest, "batch", manifest_path);
+  golden.tokens = golden_required<int>(manifest, "tokens", manifest_path);
+  golden.modulation_rows = golden_required<int>(manifest, "modulation_rows", manifest_path);
+  golden.shift_row = golden_required<int>(manifest, "shift_row", manifest_path);
+  golden.scale_row = golden_required<int>(manifest, "scale_row", manifest_path);
   const std::size_t rows = static_cast<std::size_t>(golden.rows());
+  const std::size_t window = static_cast<std::size_t>(file.rsqrt_window);
   for (const YAML::Node& node : manifest["cases"]) {
     TorchGoldenCase c;
-    c.name = required<std::string>(node, "name", manifest_path);
+    c.name = golden_required<std::string>(node, "name", manifest_path);
     const std::string where = fmt::format("{}, case {}", manifest_path, c.name);
-    c.hidden = required<int>(node, "hidden", where);
-    c.eps = required<double>(node, "eps", where);
-    CaseReader read(data, required<std::size_t>(node, "offset_bytes", where),
-                    required<std::size_t>(node, "bytes", where), where);
+    c.hidden = golden_required<int>(node, "hidden", where);
+    c.eps = golden_required<double>(node, "eps", where);
+    GoldenCaseReader read(file, node, where);
     const std::size_t d = static_cast<std::size_t>(c.hidden), b = static_cast<std::size_t>(golden.batch);
     c.x = read.take<std::uint16_t>(rows * d);
     c.shift = read.take<std::uint16_t>(b * d);
@@ -124,17 +79,13 @@ TorchGolden read_torch_golden(const std::string& dir) {
     read.require_end();
     golden.cases.push_back(std::move(c));
   }
-  if (golden.cases.empty()) throw exactune::error(manifest_path + ": no cases");
   return golden;
 }
 
-void write_rsqrtf_table(const TorchGolden& golden, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) throw exactune::error("cannot write " + path);
-  for (const TorchGoldenCase& c : golden.cases) {
-    std::fwrite(c.rsqrt_window.data(), sizeof(std::uint32_t), c.rsqrt_window.size(), f);
-  }
-  if (std::fclose(f) != 0) throw exactune::error("cannot write " + path);
+std::vector<std::uint32_t> rsqrtf_pairs(const TorchGolden& golden) {
+  std::vector<std::uint32_t> pairs;
+  for (const TorchGoldenCase& c : golden.cases) pairs.insert(pairs.end(), c.rsqrt_window.begin(), c.rsqrt_window.end());
+  return pairs;
 }
 
 }  // namespace exactune_test

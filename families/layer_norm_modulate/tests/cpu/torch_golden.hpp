@@ -2,8 +2,9 @@
 // written on the GPU machine by tests/torch/make_torch_golden.py): per case,
 // torch's inputs and its bits for mean, rstd, the LayerNorm output and the
 // eager adaLN chain, plus the GPU's rsqrtf around each row's var + eps.
-// Reading checks the manifest against the data (sizes, offsets, sha256 is
-// left to git) and throws exactune::error naming the file on any mismatch.
+// Reading checks the manifest against the data (sha256, sizes, offsets:
+// tests/support/torch_golden_data.hpp) and throws exactune::error naming the
+// file on any mismatch.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,7 +43,7 @@ struct TorchGolden {
 // Reads <dir>/layer_norm_modulate.yaml and the data file it names.
 TorchGolden read_torch_golden(const std::string& dir);
 
-// Writes every case's rsqrt windows as EXACTUNE_HOST_RSQRTF_TABLE reads them.
-void write_rsqrtf_table(const TorchGolden& golden, const std::string& path);
+// Every case's rsqrt windows, as EXACTUNE_HOST_RSQRTF_TABLE reads them.
+std::vector<std::uint32_t> rsqrtf_pairs(const TorchGolden& golden);
 
 }  // namespace exactune_test
