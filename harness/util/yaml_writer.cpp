@@ -47,9 +47,11 @@ std::string comment_text(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     char32_t c = 0;
     const std::size_t length = utf8_character_length(text.substr(i), c);
-    const bool control = length == 0 || c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff ||
-                         c == 0x2028 || c == 0x2029;  // line breaks to some readers
-    if (control) {
+    const bool control = c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0xfffe || c == 0xffff || c == 0x2028 ||
+                         c == 0x2029;  // line breaks to some readers
+    if (length == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD, as quoted() writes an invalid byte
+    } else if (control) {
       out += ' ';
     } else {
       out.append(text.substr(i, length));

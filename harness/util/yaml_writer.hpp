@@ -35,8 +35,10 @@ std::string number(double value);
 // in some YAML reader (1.1 or 1.2): a bool, a null, an infinity or NaN.
 bool reserved_word(std::string_view text);
 
-// `text` fit for a comment of one line: every control character, line break
-// (LS and PS included) and invalid byte becomes a space.
+// `text` fit for a comment of one line: every control character and line
+// break (LS and PS included) becomes a space, and an invalid byte U+FFFD, as
+// quoted() spells it: so that a text written, read back and written again
+// gives the same comment.
 std::string comment_text(std::string_view text);
 // `text` as "# " comment lines of at most `width` characters, wrapped at spaces.
 std::string comment(std::string_view text, std::size_t width = 82);

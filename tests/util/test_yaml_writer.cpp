@@ -58,3 +58,18 @@ TEST_CASE("a number is written in its shortest form, always as a float, and read
     CHECK(read_back(written).as<double>() == value);
   }
 }
+
+TEST_CASE("a comment spells an invalid byte as a quoted string does, so a text written twice gives the same comment",
+          "[util][yaml]") {
+  // yaml-cpp reads the escape \N (NEL) as the lone byte 0x85, not UTF-8: a
+  // device name read so was written as U+FFFD in its string and as a space in
+  // the heuristics' first comment line, which then differed when written again.
+  const std::string read = std::string("\x85") + "VIDIA H200";
+  const std::string replaced =
+      "\xef\xbf\xbd"
+      "VIDIA H200";
+  CHECK(exactune::yaml::comment_text(read) == replaced);
+  CHECK(exactune::yaml::comment_text(exactune::yaml::comment_text(read)) == replaced);
+  CHECK(exactune::yaml::quoted(read) == "\"" + replaced + "\"");
+  CHECK(exactune::yaml::comment_text("a\nb\tc") == "a b c");
+}
