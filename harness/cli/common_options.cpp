@@ -64,13 +64,17 @@ ShapeSet ShapeOptions::load() const {
   return blaming_the_input([&] { return shapes_file.empty() ? default_shapes(f) : load_shapes_file(f, shapes_file); });
 }
 
-void CompileCliOptions::add_to(CLI::App& command) {
+void add_cache_and_jobs_options(CLI::App& command, std::string& cache_dir, int& jobs) {
   command
       .add_option("--cache-dir", cache_dir,
                   "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
       ->check(nonempty_path());
   command.add_option("-j,--jobs", jobs, "parallel compiles (default: one per hardware thread)")
       ->check(whole_number_at_least(0));
+}
+
+void CompileCliOptions::add_to(CLI::App& command) {
+  add_cache_and_jobs_options(command, cache_dir, jobs);
   command.add_option("--variants", variant_glob, "only variants whose name matches this glob, e.g. 'w4_*_v16_*'")
       ->capture_default_str();
 }

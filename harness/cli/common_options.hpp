@@ -34,6 +34,9 @@ struct ShapeOptions {
 // here, before any work, with the system's reason (exactune::input_error).
 CompileCache writable_cache(const std::string& directory);
 
+// --cache-dir and -j/--jobs, for every command that compiles.
+void add_cache_and_jobs_options(CLI::App& command, std::string& cache_dir, int& jobs);
+
 struct CompileCliOptions {
   std::string cache_dir;  // empty: CompileCache::default_directory()
   int jobs = 0;

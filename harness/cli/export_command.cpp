@@ -206,13 +206,7 @@ void add_export_command(CLI::App& app, Run& run) {
                     "every size the tables serve, not only the tuned and default shapes' sizes (thousands of kernels)");
   command->add_flag("--dry-run", options->dry_run,
                     "print what would be exported, per family and arch; compile nothing");
-  command
-      ->add_option(
-          "--cache-dir", options->cache_dir,
-          "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
-      ->check(nonempty_path());
-  command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
-      ->check(whole_number_at_least(0));
+  add_cache_and_jobs_options(*command, options->cache_dir, options->jobs);
   command->callback([&run, options] {
     if (!options->dry_run && options->out.empty()) throw CLI::RequiredError("--out");
     run = [options] { return run_export(*options); };

@@ -67,13 +67,7 @@ void add_verify_defaults_command(CLI::App& app, Run& run) {
                    "the record to write (default: <reports>/tables/<family>/verified_defaults.yaml with --cpu, "
                    "else <reports>/<gpu-slug>/<family>/verified_defaults.yaml: the GPU's own evidence)")
       ->check(nonempty_path());
-  command
-      ->add_option(
-          "--cache-dir", options->cache_dir,
-          "compile cache (default: $EXACTUNE_CACHE_DIR, else $XDG_CACHE_HOME/exactune, else ~/.cache/exactune)")
-      ->check(nonempty_path());
-  command->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per hardware thread)")
-      ->check(whole_number_at_least(0));
+  add_cache_and_jobs_options(*command, options->cache_dir, options->jobs);
   command->callback([&run, options] {
     run = [options] {
       if (!options->out.empty()) check_output_file("--out", options->out);
