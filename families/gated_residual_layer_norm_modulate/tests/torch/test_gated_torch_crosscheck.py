@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "layer_norm_modulate", "tests", "torch"))
-from modulate_problem import Problem, bits16, check, mismatch_report  # noqa: E402
+from modulate_problem import Problem, bits16, check, mismatch_report, open_capi  # noqa: E402
 
 EMBEDDING_ROWS, SHIFT_ROW, SCALE_ROW, GATE_ROW = 6, 0, 1, 2
 
@@ -31,15 +31,8 @@ class GatedProblem(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def capi():
-    path = os.environ.get("EXACTUNE_CAPI")
-    if not path:
-        pytest.skip("EXACTUNE_CAPI is not set (ci/gpu.sh sets it to the built libexactune_capi.so)")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no GPU")
-    lib = ctypes.CDLL(path)
+    lib = open_capi()
     problem, ptr = ctypes.POINTER(GatedProblem), ctypes.c_void_p
-    lib.exactune_last_error.restype = ctypes.c_char_p
-    lib.exactune_last_error.argtypes = []
     lib.exactune_gated_residual_reference.argtypes = [problem, ptr, ptr]
     lib.exactune_gated_residual_list_covering_variants.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
     lib.exactune_gated_residual_run_variant.argtypes = [problem, ctypes.c_char_p, ptr, ptr]

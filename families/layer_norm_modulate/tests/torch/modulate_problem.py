@@ -1,11 +1,29 @@
 """What the torch cross-checks of the LayerNorm + modulate families share: the
-exactune_problem struct of their C ABIs (layer_norm_modulate/capi/exactune_capi.h),
-bf16 bits of a tensor, and a mismatch report that names the first differing
-element. The token-major family's test imports it from here."""
+C ABI library opened, the exactune_problem struct of their C ABIs
+(layer_norm_modulate/capi/exactune_capi.h), bf16 bits of a tensor, and a
+mismatch report that names the first differing element. The token-major and
+gated residual families' tests import it from here."""
 import ctypes
+import os
 
 import numpy as np
+import pytest
 import torch
+
+
+def open_capi():
+    """The C ABI library at $EXACTUNE_CAPI, with exactune_last_error typed; the test skips without it or without a
+    GPU (a failure where EXACTUNE_REQUIRE_GPU=1, as ci/gpu.sh sets: conftest.py). Each test types its own entries:
+    without argtypes ctypes passes Python ints as 32-bit C ints, and pointers would be cut."""
+    path = os.environ.get("EXACTUNE_CAPI")
+    if not path:
+        pytest.skip("EXACTUNE_CAPI is not set (ci/gpu.sh sets it to the built libexactune_capi.so)")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no GPU")
+    lib = ctypes.CDLL(path)
+    lib.exactune_last_error.restype = ctypes.c_char_p
+    lib.exactune_last_error.argtypes = []
+    return lib
 
 
 class Problem(ctypes.Structure):

@@ -7,14 +7,13 @@ exactune is reached through its C ABI (families/layer_norm_modulate/capi/exactun
 whose path comes in EXACTUNE_CAPI (ci/gpu.sh sets it).
 """
 import ctypes
-import os
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from modulate_problem import Problem, bits16, check, mismatch_report
+from modulate_problem import Problem, bits16, check, mismatch_report, open_capi
 
 EMBEDDING_ROWS = 6  # adaLN: scale and shift are chunks of a (B, 6, D) embedding
 SHIFT_ROW, SCALE_ROW = 0, 1
@@ -22,16 +21,8 @@ SHIFT_ROW, SCALE_ROW = 0, 1
 
 @pytest.fixture(scope="module")
 def capi():
-    path = os.environ.get("EXACTUNE_CAPI")
-    if not path:
-        pytest.skip("EXACTUNE_CAPI is not set (ci/gpu.sh sets it to the built libexactune_capi.so)")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no GPU")
-    lib = ctypes.CDLL(path)
-    # Without argtypes ctypes passes Python ints as 32-bit C ints: pointers would be cut.
+    lib = open_capi()
     problem, ptr = ctypes.POINTER(Problem), ctypes.c_void_p
-    lib.exactune_last_error.restype = ctypes.c_char_p
-    lib.exactune_last_error.argtypes = []
     lib.exactune_describe_gpu.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     lib.exactune_reference.argtypes = [problem, ptr, ptr, ptr, ptr]
     lib.exactune_list_variants.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]

@@ -8,7 +8,6 @@ y's memory through the C ABI (capi/exactune_token_major_capi.h, path in
 EXACTUNE_CAPI), must reproduce its output bits.
 """
 import ctypes
-import os
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "layer_norm_modulate" / "tests" / "torch"))
-from modulate_problem import Problem, bits16, check, mismatch_report  # noqa: E402
+from modulate_problem import Problem, bits16, check, mismatch_report, open_capi  # noqa: E402
 
 EMBEDDING_ROWS = 6
 SHIFT_ROW, SCALE_ROW = 0, 1
@@ -26,15 +25,8 @@ SHIFT_ROW, SCALE_ROW = 0, 1
 
 @pytest.fixture(scope="module")
 def capi():
-    path = os.environ.get("EXACTUNE_CAPI")
-    if not path:
-        pytest.skip("EXACTUNE_CAPI is not set (ci/gpu.sh sets it to the built libexactune_capi.so)")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no GPU")
-    lib = ctypes.CDLL(path)
+    lib = open_capi()
     problem, ptr = ctypes.POINTER(Problem), ctypes.c_void_p
-    lib.exactune_last_error.restype = ctypes.c_char_p
-    lib.exactune_last_error.argtypes = []
     lib.exactune_token_major_reference.argtypes = [problem, ptr]
     lib.exactune_token_major_list_variants.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
     lib.exactune_token_major_list_covering_variants.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
