@@ -5,7 +5,7 @@
 # whatever stages are named. EXACTUNE_FAMILIES (space-separated) narrows the
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
-#   usage: ci/gpu.sh [tests] [torch] [verify] [verify-defaults] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [gate-power] [speed] [sass] [runtime]
+#   usage: ci/gpu.sh [tests] [torch] [verify] [verify-defaults] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [swept-tables] [gate-power] [speed] [sass] [runtime]
 #                    [runtime-bench] [first-call]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -166,6 +166,26 @@ for stage in "${stages[@]}"; do
         tail -12 "$OUT/sweep-$family.log"
         pack  # each family's reports come back even if a later one is cut short
       done
+      ;;
+    swept-tables)
+      # The tables with this call's sweeps in them (the sweep stage's $OUT/reports, as this GPU's reports),
+      # served by the stages that follow through EXACTUNE_TABLES_DIR: a family swept here for the first time
+      # is served to the runtime tests of the same call. Written to $OUT/tables.
+      slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-')
+      merged=/tmp/exactune-swept-reports
+      rm -rf "$merged" && cp -r reports "$merged"
+      for family in $families; do
+        if [ -f "$OUT/reports/$family/heuristics.yaml" ]; then
+          mkdir -p "$merged/$slug/$family" && cp "$OUT/reports/$family/"* "$merged/$slug/$family/"
+        fi
+      done
+      if "$bin" tables --reports "$merged" --out "$OUT/tables" --records reports/tables >"$OUT/swept-tables.log" 2>&1; then
+        export EXACTUNE_TABLES_DIR=$OUT/tables
+        note "swept tables: served from $OUT/tables from now on ($(tail -1 "$OUT/swept-tables.log"))"
+      else
+        status=1
+        note "swept tables: exactune tables failed ($(tail -1 "$OUT/swept-tables.log"))"
+      fi
       ;;
     speed)
       # The harness's own speed (issue 14): both strategies cold and warm, their

@@ -1,9 +1,14 @@
-"""Two small diffusion-transformer blocks whose adaLN sites call a pluggable `modulate`.
+"""Two small diffusion-transformer blocks whose adaLN sites call pluggable ops.
 
-Each block takes, at construction, the callable that computes
-`LayerNorm(x) * (1 + scale) + shift`. The default is the eager PyTorch chain
-below; `run_dit_blocks.py` builds a second copy with identical weights that uses
-`exactune.torch.layer_norm_modulate` instead and checks the outputs bit for bit.
+Each block takes, at construction, the callables of its two adaLN sites:
+`modulate` computes `LayerNorm(x) * (1 + scale) + shift` (the first site, at
+the block's input), `gated_modulate` the attention's gated residual and the
+next site, `x = x + gate * h; y = LayerNorm(x) * (1 + scale) + shift`,
+returning (x, y). The defaults are the eager PyTorch chains below;
+`run_dit_blocks.py` builds a second copy with identical weights that uses
+`exactune.torch.layer_norm_modulate` and
+`exactune.torch.gated_residual_layer_norm_modulate` instead and checks the
+outputs bit for bit.
 
 The blocks are stand-ins, not the real models: random (seeded) weights, the
 real hidden sizes and the real way the scale/shift rows reach the norm
@@ -20,6 +25,14 @@ def eager_layer_norm_modulate(x, scale, shift, eps):
     if scale.dim() == 2:  # (B, D) rows apply to every token of their batch
         scale, shift = scale[:, None], shift[:, None]
     return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + scale) + shift
+
+
+def eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps):
+    """The block's gated residual and the next adaLN site, as eager runs them: (new x, its norm and modulate)."""
+    if gate.dim() == 2:
+        gate = gate[:, None]
+    x = x + gate * h
+    return x, eager_layer_norm_modulate(x, scale, shift, eps)
 
 
 def _attention(qkv_out, heads):
@@ -45,9 +58,10 @@ class SanaLikeBlock(nn.Module):
     eps = 1e-6
 
     def __init__(self, hidden=2240, heads=20, mlp_ratio=2.5, modulate=eager_layer_norm_modulate,
-                 seed=0, device="cpu", dtype=torch.bfloat16):
+                 gated_modulate=eager_gated_residual_layer_norm_modulate, seed=0, device="cpu", dtype=torch.bfloat16):
         super().__init__()
-        self.hidden, self.heads, self.modulate = hidden, heads, modulate
+        self.hidden, self.heads = hidden, heads
+        self.modulate, self.gated_modulate = modulate, gated_modulate
         inner = int(hidden * mlp_ratio)
         # A private seeded RNG stream: same seed, same weights, caller's RNG untouched.
         with torch.random.fork_rng(devices=[]):
@@ -72,8 +86,8 @@ class SanaLikeBlock(nn.Module):
         shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = (
             self.scale_shift_table[None] + t.reshape(b, 6, -1)).unbind(1)  # (B, D) strided views
         h = self.modulate(x, scale_msa, shift_msa, self.eps)
-        x = x + gate_msa[:, None] * self.proj(_attention(self.qkv(h), self.heads))
-        h = self.modulate(x, scale_mlp, shift_mlp, self.eps)
+        attention = self.proj(_attention(self.qkv(h), self.heads))
+        x, h = self.gated_modulate(x, attention, gate_msa, scale_mlp, shift_mlp, self.eps)
         value, gate = self.mlp_in(h).chunk(2, dim=-1)
         return x + gate_mlp[:, None] * self.mlp_out(value * F.silu(gate))
 
@@ -93,9 +107,10 @@ class FluxLikeBlock(nn.Module):
     eps = 1e-6
 
     def __init__(self, hidden=3072, heads=24, mlp_ratio=4, modulate=eager_layer_norm_modulate,
-                 seed=0, device="cpu", dtype=torch.bfloat16):
+                 gated_modulate=eager_gated_residual_layer_norm_modulate, seed=0, device="cpu", dtype=torch.bfloat16):
         super().__init__()
-        self.hidden, self.heads, self.modulate = hidden, heads, modulate
+        self.hidden, self.heads = hidden, heads
+        self.modulate, self.gated_modulate = modulate, gated_modulate
         inner = int(hidden * mlp_ratio)
         with torch.random.fork_rng(devices=[]):  # seeded weights, as in SanaLikeBlock
             torch.manual_seed(seed)
@@ -117,7 +132,7 @@ class FluxLikeBlock(nn.Module):
         shift1, scale1, gate1, shift2, scale2, gate2 = self.modulation(F.silu(vec)).chunk(6, dim=-1)
         # LayerNorm without affine (FLUX: elementwise_affine=False, eps=1e-6).
         h = self.modulate(x, scale1[:, None], shift1[:, None], self.eps)
-        x = x + gate1[:, None] * self.proj(_attention(self.qkv(h), self.heads))
-        h = self.modulate(x, scale2[:, None], shift2[:, None], self.eps)
+        attention = self.proj(_attention(self.qkv(h), self.heads))
+        x, h = self.gated_modulate(x, attention, gate1[:, None], scale2[:, None], shift2[:, None], self.eps)
         mlp = self.mlp_out(F.gelu(self.mlp_in(h), approximate="tanh"))
         return x + gate2[:, None] * mlp

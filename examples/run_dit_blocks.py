@@ -1,13 +1,18 @@
-"""Run the DiT example blocks with the eager adaLN chain and with exactune's fused op.
+"""Run the DiT example blocks with the eager adaLN chains and with exactune's fused ops.
 
 For each block two copies with identical weights are built: one whose adaLN
-sites run the eager chain, one that runs `exactune.torch.layer_norm_modulate`.
-Both see the same input; their outputs must be identical bit for bit (the
-rest of the block is the same deterministic kernels, so any difference comes
-from the modulate). On CUDA both copies are also timed, as eager forwards and
-as CUDA-graph replays of one forward.
+sites run the eager chains, one that runs exactune's ops: with --modulate
+exactune (the default) `exactune.torch.layer_norm_modulate` at the block's
+input and `exactune.torch.gated_residual_layer_norm_modulate` for the
+attention's gated residual and the next site; with --modulate exactune-ln the
+first op at both sites (the gated residual eager). Both copies see the same
+input; their outputs must be identical bit for bit (the rest of the block is
+the same deterministic kernels, so any difference comes from the adaLN sites).
+On CUDA both copies are also timed, as eager forwards and as CUDA-graph
+replays of one forward.
 
     python examples/run_dit_blocks.py --blocks sana,flux --device cuda --json out.json
+    python examples/run_dit_blocks.py --modulate exactune-ln        # the block time with the first op alone
     python examples/run_dit_blocks.py --device cpu --small --modulate eager   # smoke run
 
 A report script can put examples/ on sys.path and call `run_blocks(...)`.
@@ -22,7 +27,8 @@ from pathlib import Path
 
 import torch
 
-from dit_blocks import FluxLikeBlock, SanaLikeBlock, eager_layer_norm_modulate
+from dit_blocks import (FluxLikeBlock, SanaLikeBlock, eager_gated_residual_layer_norm_modulate,
+                        eager_layer_norm_modulate)
 
 # Real dims and token counts, and tiny ones for a CPU smoke run (--small).
 # Small token counts are deliberately not multiples of anything.
@@ -38,7 +44,7 @@ class ExactuneUnavailable(RuntimeError):
     pass
 
 
-def load_exactune_modulate():
+def load_exactune():
     """Import exactune.torch lazily; fall back to the repo's python/ folder if not installed."""
     try:
         import exactune.torch as et
@@ -51,11 +57,28 @@ def load_exactune_modulate():
             except Exception as second:
                 first = second
             else:
-                return et.layer_norm_modulate
+                return et
         msg = (str(first).splitlines() or [""])[0]
         raise ExactuneUnavailable(f"cannot import exactune.torch ({type(first).__name__}: {msg}); "
                                   "build/install the python/ package, or use --modulate eager") from None
-    return et.layer_norm_modulate
+    return et
+
+
+# What the second copy's adaLN sites can run, and the exactune ops each calls.
+SECOND_COPY = {"exactune": ["layer_norm_modulate", "gated_residual_layer_norm_modulate"],
+               "exactune-ln": ["layer_norm_modulate"], "eager": []}
+
+
+def second_copy_ops(modulate):
+    if modulate == "eager":
+        return eager_layer_norm_modulate, eager_gated_residual_layer_norm_modulate
+    et = load_exactune()
+    if modulate == "exactune-ln":
+        def gated_modulate(x, h, gate, scale, shift, eps):
+            x = x + (gate[:, None] if gate.dim() == 2 else gate) * h
+            return x, et.layer_norm_modulate(x, scale, shift, eps)
+        return et.layer_norm_modulate, gated_modulate
+    return et.layer_norm_modulate, et.gated_residual_layer_norm_modulate
 
 
 def first_mismatch(a, b):
@@ -111,23 +134,25 @@ def time_graph(fn, iters, warmup):
 
 
 def run_blocks(names, device, iters=50, small=False, modulate="exactune", warmup=10):
-    """Run each named block with eager and fused modulate; return one dict per block.
+    """Run each named block with the eager adaLN chains and with what `modulate` (one of SECOND_COPY) names;
+    return one dict per block.
 
-    modulate="eager" gives the second copy the eager chain too (smoke test
+    modulate="eager" gives the second copy the eager chains too (smoke test
     without exactune). Timings are None unless device is CUDA.
     """
-    fused_fn = load_exactune_modulate() if modulate == "exactune" else eager_layer_norm_modulate
+    fused_modulate, fused_gated_modulate = second_copy_ops(modulate)
     device = torch.device(device)
     results = []
     for name in names:
         spec = BLOCKS[name]
         dims = spec["small_dims"] if small else spec["dims"]
         tokens = spec["small_tokens"] if small else spec["tokens"]
-        ref = spec["cls"](**dims, modulate=eager_layer_norm_modulate, device=device)
-        fused = copy.deepcopy(ref)  # identical weights; only the modulate differs
-        fused.modulate = fused_fn
+        ref = spec["cls"](**dims, device=device)  # the eager chains
+        fused = copy.deepcopy(ref)  # identical weights; only the adaLN sites differ
+        fused.modulate, fused.gated_modulate = fused_modulate, fused_gated_modulate
         inputs = ref.example_inputs(batch=spec["batch"], tokens=tokens)
         row = dict(block=name, shape=[spec["batch"], tokens, dims["hidden"]], modulate=modulate,
+                   exactune_ops=SECOND_COPY[modulate],
                    equal=None, mismatch=None, eager_ms=None, graph_ms=None,
                    exactune_eager_ms=None, exactune_graph_ms=None, graph_equal=None)
         with torch.inference_mode():
@@ -174,8 +199,9 @@ def main(argv=None):
     p.add_argument("--iters", type=int, default=50, help="timed runs per measurement (median)")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--small", action="store_true", help="tiny dims, for a CPU smoke run")
-    p.add_argument("--modulate", choices=["exactune", "eager"], default="exactune",
-                   help="what the second copy runs; 'eager' smoke-tests without exactune")
+    p.add_argument("--modulate", choices=list(SECOND_COPY), default="exactune",
+                   help="what the second copy's adaLN sites run: both exactune ops, layer_norm_modulate alone "
+                        "(exactune-ln), or the eager chains (a smoke test without exactune)")
     p.add_argument("--json", metavar="OUT", help="write the results here")
     args = p.parse_args(argv)
 

@@ -7,15 +7,19 @@
     exactune.torch.qk_head_layer_norm(q, k, eps=1e-6, *, out=None)
         == (F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps))
            (q, k: bf16 (B, S, H, Dh))
+    exactune.torch.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6)
+        == (r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h
+           (x, h: bf16 (B, S, D), contiguous; gate, scale, shift: rows as
+           layer_norm_modulate's scale and shift, read by the kernel with one
+           row stride: chunks of one adaLN projection)
 
-They are `torch.ops.exactune.layer_norm_modulate` and
-`torch.ops.exactune.qk_head_layer_norm`, registered in C++ (csrc/torch_ops.cpp)
-with Meta kernels, so torch.compile(fullgraph=True) and CUDA graphs take them.
+They are `torch.ops.exactune.<name>`, registered in C++ (csrc/, one file an
+op) with Meta kernels, so torch.compile(fullgraph=True) and CUDA graphs take them.
 Called eagerly, these functions skip the dispatcher: they call the op's CUDA
 kernel through the extension module's direct entry, which hands any call the
 dispatcher must see (autograd, a tensor subclass or mode, a CPU tensor) to the
 op itself. Under torch.compile they are the ops.
-Each runs behind an exactness gate: a new input signature is checked once
+Each runs behind an exactness gate (one an op): a new input signature is checked once
 against the eager chain, bit for bit; a mismatch disables the op's fused path
 for good with a warning naming the first differing element, while a failure of
 the fused path (out of memory, say) runs that call eager and is counted.
@@ -46,10 +50,10 @@ import torch.utils.cpp_extension as _cpp_extension  # noqa: E402
 
 from . import _native  # noqa: E402
 
-__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gate_status", "reset_gate", "last_variant", "OPS",
-           "enable_compile_pass", "disable_compile_pass"]
+__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate", "gate_status",
+           "reset_gate", "last_variant", "OPS", "enable_compile_pass", "disable_compile_pass"]
 
-OPS = ("layer_norm_modulate", "qk_head_layer_norm")
+OPS = ("layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate")
 
 
 def _cuda_include_dir():
@@ -60,16 +64,18 @@ def _cuda_include_dir():
 def _load_ops():
     _native.point_runtime_at_nvrtc()
     runtime = _native.runtime_library()
-    source = _native.PACKAGE_DIR / "csrc" / "torch_ops.cpp"
+    csrc = _native.PACKAGE_DIR / "csrc"
+    sources = sorted(csrc.glob("*.cpp"))
     includes = _native.header_roots()
     # torch rebuilds when sources or flags change; the contents of the headers
-    # the ops include (the gate, the runtime's C ABIs) go in a flag so that a
-    # changed header rebuilds too.
-    headers = sorted([*(includes[0] / "exactune").glob("*.h*"), *includes[1].glob("*/runtime/*.h")])
+    # the ops include (the gate, the runtime's C ABIs, their own) go in a flag
+    # so that a changed header rebuilds too.
+    headers = sorted([*(includes[0] / "exactune").glob("*.h*"), *includes[1].glob("*/runtime/*.h"),
+                      *csrc.glob("*.hpp")])
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in headers)).hexdigest()[:16]
     return _cpp_extension.load(
         name="exactune_torch_ops",
-        sources=[str(source)],
+        sources=[str(source) for source in sources],
         extra_include_paths=[str(p) for p in includes] + [_cuda_include_dir()],
         extra_cflags=["-O2", f"-DEXACTUNE_HEADERS_DIGEST={digest}"],
         extra_ldflags=[str(runtime), f"-Wl,-rpath,{runtime.parent}", "-lc10_cuda", "-ltorch_cuda"],
@@ -81,6 +87,7 @@ def _load_ops():
 _direct = _load_ops()
 _modulate_op = torch.ops.exactune.layer_norm_modulate
 _qk_op = torch.ops.exactune.qk_head_layer_norm
+_gated_residual_op = torch.ops.exactune.gated_residual_layer_norm_modulate
 _is_compiling = torch.compiler.is_compiling
 
 
@@ -108,6 +115,14 @@ def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
     if _is_compiling():
         return _qk_op.out(q, k, eps, q_out=q_out, k_out=k_out)
     return _direct.qk_head_layer_norm_out(q, k, eps, q_out, k_out)
+
+
+def gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6):
+    """(r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h, bit for bit: the new
+    residual stream and the next adaLN site's input (see the module's help)."""
+    if _is_compiling():
+        return _gated_residual_op.default(x, h, gate, scale, shift, eps)
+    return _direct.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
 
 
 def gate_status(op="layer_norm_modulate"):

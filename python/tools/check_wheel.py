@@ -1,8 +1,8 @@
 """The wheel as a user gets it (ctest: python_wheel_in_a_fresh_venv): the kernel
 export made by `exactune export`, the wheel built by build_wheel.py with it,
 installed into a fresh virtual environment with no index and no source tree in
-sight, then imported: the tables answer through the runtime library the wheel
-carries, that library finds the export beside itself, whose index names a
+sight, then imported: it carries the torch ops' sources, the tables answer
+through the runtime library the wheel carries, that library finds the export beside itself, whose index names a
 kernel of every family for every architecture of the tables and cubins that
 are all there, and exactune.torch, without torch there, says so.
 
@@ -26,6 +26,8 @@ import exactune, exactune.runtime as runtime, exactune._native as native
 lib = native.runtime_library()
 assert lib.parent == native.PACKAGE_DIR / "lib", f"the runtime library came from {lib}, not from the wheel"
 assert (native.header_roots()[0] / "exactune" / "runtime.h").is_file(), native.header_roots()
+carried = {p.name for p in (native.PACKAGE_DIR / "csrc").iterdir()}
+assert carried >= OP_SOURCES, f"the wheel lacks the torch ops' sources {sorted(OP_SOURCES - carried)}"
 device, offered = runtime.candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, 2240, 2048)
 assert offered and "NVIDIA H200" in device, (device, offered)
 print(f"exactune {exactune.__version__} from {native.PACKAGE_DIR}: NVIDIA H200 at hidden 2240 -> {offered[0][0]}")
@@ -90,7 +92,9 @@ def main():
                                   str(wheel)])
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("EXACTUNE_")}
     print(f"{wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
-    probe = f"EXPECTED = {sorted(expected)!r}\nEXPECTED = set(EXPECTED)\n" + PROBE
+    # Every source and header of the torch ops (exactune.torch compiles them on its first import).
+    op_sources = sorted(p.name for p in (TOOLS.parent / "exactune" / "csrc").iterdir() if p.suffix in (".cpp", ".hpp"))
+    probe = f"EXPECTED = set({sorted(expected)!r})\nOP_SOURCES = set({op_sources!r})\n" + PROBE
     print(step("importing it", [str(python), "-c", probe], env=clean, cwd=args.work), end="")
 
 

@@ -133,12 +133,33 @@ def same_outputs(a, b):
     return len(a) == len(b) and all(bits_equal(x, y) for x, y in zip(a, b))
 
 
+def gated_residual_case(shape):
+    """x and h (B, S, D); shift, scale and gate rows 0, 1 and 2 of a (B, k * D) adaLN projection."""
+    b, s, d, k, eps = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"], shape["eps"]
+    g = torch.Generator(device="cuda").manual_seed(0)
+
+    def make(amplitude):
+        x = (amplitude * torch.randn(b, s, d, generator=g, device="cuda")).to(torch.bfloat16)
+        h = torch.randn(b, s, d, generator=g, device="cuda").to(torch.bfloat16)
+        projection = (0.5 * torch.randn(b, k * d, generator=g, device="cuda")).to(torch.bfloat16)
+        return x, h, projection[:, 2 * d:3 * d], projection[:, d:2 * d], projection[:, :d], eps
+
+    def eager(x, h, gate, scale, shift, eps):
+        residual = x + gate[:, None] * h
+        return residual, F.layer_norm(residual, (d,), eps=eps) * (1 + scale[:, None]) + shift[:, None]
+
+    return (make, eager, et.gated_residual_layer_norm_modulate,
+            torch.ops.exactune.gated_residual_layer_norm_modulate.default)
+
+
 # The families measured, and the torch op (and so the gate) that serves each:
 # a token-major x goes through the same op as a contiguous one.
 FAMILY_OPS = {"layer_norm_modulate": "layer_norm_modulate", "qk_head_layer_norm": "qk_head_layer_norm",
-              "layer_norm_modulate_token_major": "layer_norm_modulate"}
+              "layer_norm_modulate_token_major": "layer_norm_modulate",
+              "gated_residual_layer_norm_modulate": "gated_residual_layer_norm_modulate"}
 CASES = {"layer_norm_modulate": modulate_case, "qk_head_layer_norm": qk_case,
-         "layer_norm_modulate_token_major": functools.partial(modulate_case, token_major=True)}
+         "layer_norm_modulate_token_major": functools.partial(modulate_case, token_major=True),
+         "gated_residual_layer_norm_modulate": gated_residual_case}
 
 
 def measure(family, shape):
@@ -210,11 +231,15 @@ def main():
     if rows:
         result["host_floor_us"] = dict(aten_empty_like=statistics.median(r["floor_host_us"] for r in rows),
                                        aten_empty_like_best=min(r["floor_host_best_us"] for r in rows))
-    result["dit_blocks"] = run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters) if options.dit_iters else []
+    # Both exactune ops in the blocks, then layer_norm_modulate alone (the gated residual eager): what the
+    # gated residual op adds to a block's time.
+    result["dit_blocks"] = [row for modulate in ("exactune", "exactune-ln")
+                            for row in run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters,
+                                                  modulate=modulate)] if options.dit_iters else []
     Path(options.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {options.out}")
     bad = [r["shape"] for rows in result["families"].values() for r in rows if not r["exact"]]
-    bad += [b["block"] for b in result["dit_blocks"] if not b["equal"]]
+    bad += [f"{b['block']} ({b['modulate']})" for b in result["dit_blocks"] if not b["equal"]]
     if bad:
         sys.exit(f"runtime_bench: not bit-exact: {', '.join(bad)}")
 

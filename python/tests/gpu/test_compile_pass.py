@@ -15,12 +15,7 @@ from torch._inductor.utils import run_and_get_code  # noqa: E402
 
 import exactune.torch as et  # noqa: E402
 from exactune import compile_pass  # noqa: E402
-
-DEVICE = "cuda"
-
-
-def same_bits(a, b):
-    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int16), b.contiguous().view(torch.int16))
+from torch_op_cases import DEVICE, same_bits  # noqa: E402
 
 
 @pytest.fixture

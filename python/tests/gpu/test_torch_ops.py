@@ -25,28 +25,14 @@ if not torch.cuda.is_available():
     pytest.skip("SKIPPED: no CUDA device for the torch ops' GPU tests", allow_module_level=True)
 
 import exactune.torch as et  # noqa: E402  (after the skip: it builds the op library)
-from exactune.runtime import candidates  # noqa: E402
 from exactune.shapes import default_shapes  # noqa: E402
-
-DEVICE = "cuda"
+from torch_op_cases import DEVICE, inputs, same_bits, tables_offer  # noqa: E402
 
 
 def eager_modulate(x, scale, shift, eps):
     scale = scale[:, None] if scale.dim() == 2 else scale
     shift = shift[:, None] if shift.dim() == 2 else shift
     return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + scale) + shift
-
-
-def same_bits(a, b):
-    return a.shape == b.shape and torch.equal(a.contiguous().view(torch.int16), b.contiguous().view(torch.int16))
-
-
-def inputs(batch, tokens, hidden, chunks=6, amplitude=1.0, seed=0):
-    g = torch.Generator(device=DEVICE).manual_seed(seed)
-    x = (amplitude * torch.randn(batch, tokens, hidden, generator=g, device=DEVICE)
-         + torch.randn(batch, tokens, 1, generator=g, device=DEVICE)).to(torch.bfloat16)
-    projection = (0.5 * torch.randn(batch, chunks * hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
-    return x, projection
 
 
 def check_fused(x, scale, shift, eps):
@@ -156,12 +142,6 @@ def test_high_rank_inputs_run_eager_and_leave_the_op_serving():
         assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
     status = et.gate_status()
     assert status["enabled"] and status["verified"] == 0 and status["failures"] == 0, status
-
-
-def tables_offer(family, size, rows):
-    """(how the tables resolved this GPU, the variants they offer at size and rows, best first)."""
-    p = torch.cuda.get_device_properties(0)
-    return candidates(family, torch.cuda.get_device_name(), p.major, p.minor, p.multi_processor_count, size, rows)
 
 
 def token_major(x):

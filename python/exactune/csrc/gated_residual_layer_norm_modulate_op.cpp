@@ -1,0 +1,136 @@
+// torch.ops.exactune.gated_residual_layer_norm_modulate(x, h, gate, scale,
+// shift, eps) -> (residual, y): the adaLN site after a DiT block's attention
+// or MLP output h, bit for bit with eager's
+//     residual = x + gate * h
+//     y = F.layer_norm(residual, (D,), eps=eps) * (1 + scale) + shift
+// by the runtime's gated_residual_layer_norm_modulate family behind the op's
+// exactness gate; the eager chain for anything not served, on the CPU, and
+// after a mismatch. gate, scale and shift are rows as layer_norm_modulate
+// takes scale and shift (per batch element or per token); the kernel reads
+// the three with one row stride (rows of one adaLN embedding).
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/extension.h>
+#include <torch/library.h>
+
+#include <optional>
+#include <stdexcept>
+
+#include "adaln_modulation.hpp"
+#include "gated_residual_layer_norm_modulate/runtime/exactune_gated_residual_layer_norm_modulate.h"
+#include "ops.hpp"
+
+namespace exactune::torch_ops {
+namespace {
+
+Gate& gated_residual_gate() {
+  static Gate gate;
+  return gate;
+}
+
+TensorPair eager_gated_residual_layer_norm_modulate(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
+                                                    const at::Tensor& scale, const at::Tensor& shift, double eps) {
+  // Two eager ops, each rounding to bf16: the product, then the sum.
+  const at::Tensor residual = x + per_batch_row(gate) * h;
+  return {residual, eager_layer_norm_modulate(residual, scale, shift, eps)};
+}
+
+std::optional<TensorPair> fused_gated_residual_layer_norm_modulate(const at::Tensor& x, const at::Tensor& h,
+                                                                   const at::Tensor& gate, const at::Tensor& scale,
+                                                                   const at::Tensor& shift, double eps) {
+  if (!x.is_contiguous() || h.sizes() != x.sizes() || !h.is_contiguous() || h.scalar_type() != at::kBFloat16 ||
+      h.device() != x.device()) {
+    return std::nullopt;
+  }
+  const std::optional<ModulationRows> rows = modulation_rows(x, scale, shift);
+  if (!rows) return std::nullopt;
+  const std::optional<std::int64_t> gate_row_stride = modulation_row_stride(gate, x, rows->per_token);
+  if (!gate_row_stride) return std::nullopt;
+  at::Tensor residual = new_output(x);
+  at::Tensor y = new_output(x);
+  exactune_gated_residual_layer_norm_modulate_args args{};
+  args.modulate = modulate_args(x, scale, shift, *rows, eps, y);
+  args.h = h.data_ptr();
+  args.gate = gate.data_ptr();
+  args.gate_row_stride = *gate_row_stride;
+  args.residual = residual.data_ptr();
+  const int status = exactune_gated_residual_layer_norm_modulate(&args);
+  if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
+  if (status != EXACTUNE_OK) throw std::runtime_error(exactune_runtime_last_error());
+  return TensorPair{residual, y};
+}
+
+TensorPair gated_residual_layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
+                                                   const at::Tensor& scale, const at::Tensor& shift, double eps) {
+  const c10::cuda::CUDAGuard device(x.device());
+  Signature signature;
+  for (const at::Tensor* t : {&x, &h, &gate, &scale, &shift}) signature.add(*t);
+  signature.add(x.device().index());
+  signature.add_real(eps);
+  if (signature.overflowed) return eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps);
+  return gated_residual_gate().call(
+      signature, capturing, [&] { return fused_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps); },
+      [&] { return eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps); },
+      [](const TensorPair& fused, const TensorPair& eager) {
+        return first_mismatch_of_pair(fused, eager, "gated_residual_layer_norm_modulate (residual)",
+                                      "gated_residual_layer_norm_modulate (y)",
+                                      exactune_gated_residual_layer_norm_modulate_last_variant());
+      },
+      [](const std::string& why) { warn_closed("gated_residual_layer_norm_modulate", why); });
+}
+
+TensorPair gated_residual_layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
+                                                   const at::Tensor& scale, const at::Tensor& shift, double) {
+  TORCH_CHECK(x.dim() == 3 && h.sizes() == x.sizes(),
+              "exactune.gated_residual_layer_norm_modulate: x and h must be (batch, tokens, hidden) alike");
+  TORCH_CHECK(gate.size(-1) == x.size(-1) && scale.size(-1) == x.size(-1) && shift.size(-1) == x.size(-1),
+              "exactune.gated_residual_layer_norm_modulate: gate, scale and shift rows must have x's hidden size");
+  const auto options = x.options().memory_format(at::MemoryFormat::Contiguous);
+  return {at::empty(x.sizes(), options), at::empty(x.sizes(), options)};
+}
+
+TensorPair gated_residual_layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
+                                                     const at::Tensor& scale, const at::Tensor& shift, double eps) {
+  if (direct_serves(x, h, gate, scale, shift)) {
+    return gated_residual_layer_norm_modulate_cuda(x, h, gate, scale, shift, eps);
+  }
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("exactune::gated_residual_layer_norm_modulate", "")
+                             .typed<TensorPair(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                               const at::Tensor&, const at::Tensor&, double)>();
+  return op.call(x, h, gate, scale, shift, eps);
+}
+
+std::string last_variant_text() { return exactune_gated_residual_layer_norm_modulate_last_variant(); }
+
+}  // namespace
+
+OpGate gated_residual_layer_norm_modulate_gate() {
+  return {"gated_residual_layer_norm_modulate", &gated_residual_gate, &last_variant_text};
+}
+
+void bind_gated_residual_layer_norm_modulate(pybind11::module_& module) {
+  module.def("gated_residual_layer_norm_modulate", &gated_residual_layer_norm_modulate_direct,
+             pybind11::call_guard<pybind11::gil_scoped_release>(),
+             "exactune::gated_residual_layer_norm_modulate without the dispatcher, for eager calls");
+}
+
+}  // namespace exactune::torch_ops
+
+TORCH_LIBRARY_FRAGMENT(exactune, m) {
+  m.def(
+      "gated_residual_layer_norm_modulate(Tensor x, Tensor h, Tensor gate, Tensor scale, Tensor shift, "
+      "float eps=1e-06) -> (Tensor, Tensor)");
+}
+
+TORCH_LIBRARY_IMPL(exactune, CUDA, m) {
+  m.impl("gated_residual_layer_norm_modulate", &exactune::torch_ops::gated_residual_layer_norm_modulate_cuda);
+}
+
+TORCH_LIBRARY_IMPL(exactune, CPU, m) {
+  m.impl("gated_residual_layer_norm_modulate", &exactune::torch_ops::eager_gated_residual_layer_norm_modulate);
+}
+
+TORCH_LIBRARY_IMPL(exactune, Meta, m) {
+  m.impl("gated_residual_layer_norm_modulate", &exactune::torch_ops::gated_residual_layer_norm_modulate_meta);
+}

@@ -1,0 +1,158 @@
+// torch.ops.exactune.layer_norm_modulate(x, scale, shift, eps) and its out=
+// overload: F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit,
+// by the runtime's layer_norm_modulate family (or its token-major one for a
+// token-major x) behind the op's exactness gate; the eager chain for anything
+// not served, on the CPU, and after a mismatch.
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/extension.h>
+#include <torch/library.h>
+
+#include <optional>
+#include <stdexcept>
+
+#include "adaln_modulation.hpp"
+#include "layer_norm_modulate_token_major/runtime/exactune_layer_norm_modulate_token_major.h"
+#include "ops.hpp"
+
+namespace exactune::torch_ops {
+namespace {
+
+Gate& modulate_gate() {
+  static Gate gate;
+  return gate;
+}
+
+thread_local bool last_entry_was_token_major = false;
+
+// The variant the op's last fused launch on this thread ran, from the entry it called.
+const char* last_modulate_variant() {
+  return last_entry_was_token_major ? exactune_layer_norm_modulate_token_major_last_variant()
+                                    : exactune_layer_norm_modulate_last_variant();
+}
+
+std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
+                                                    const at::Tensor& shift, double eps, const at::Tensor* into) {
+  const std::optional<ModulationRows> rows = modulation_rows(x, scale, shift);
+  if (!rows) return std::nullopt;
+  at::Tensor out = output_into(x, into, {&x, &scale, &shift});
+  const exactune_layer_norm_modulate_args args = modulate_args(x, scale, shift, *rows, eps, out);
+  // A token-major x (Sana's (B, C, N) memory seen as (B, N, C)) goes to the
+  // family that reads it in place; any other layout to the contiguous one,
+  // which serves it only when contiguous.
+  const bool token_major =
+      !rows->per_token && x.size(1) > 1 && x.size(2) > 1 && x.stride(2) == x.size(1) && x.stride(1) == 1;
+  const int status =
+      token_major ? exactune_layer_norm_modulate_token_major(&args) : exactune_layer_norm_modulate(&args);
+  if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
+  if (status != EXACTUNE_OK) throw std::runtime_error(exactune_runtime_last_error());
+  last_entry_was_token_major = token_major;
+  return out;
+}
+
+// The gate's call for x, scale and shift, the fused kernel writing `into`
+// where it can (the out= variant; its layout is then part of the signature).
+at::Tensor gated_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps,
+                                     const at::Tensor* into) {
+  const c10::cuda::CUDAGuard device(x.device());
+  Signature signature;
+  for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
+  if (into) signature.add(*into);
+  signature.add(x.device().index());
+  signature.add_real(eps);
+  if (signature.overflowed) return eager_layer_norm_modulate(x, scale, shift, eps);
+  return modulate_gate().call(
+      signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps, into); },
+      [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
+      [](const at::Tensor& fused, const at::Tensor& eager) {
+        return first_mismatch(fused, eager, "layer_norm_modulate", last_modulate_variant());
+      },
+      [](const std::string& why) { warn_closed("layer_norm_modulate", why); });
+}
+
+at::Tensor layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps) {
+  return gated_layer_norm_modulate(x, scale, shift, eps, nullptr);
+}
+
+at::Tensor& layer_norm_modulate_out_cuda(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                         double eps, at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  const at::Tensor result = gated_layer_norm_modulate(x, scale, shift, eps, &out);
+  if (!result.is_same(out)) out.copy_(result);
+  return out;
+}
+
+at::Tensor& layer_norm_modulate_out_cpu(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                        double eps, at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  return out.copy_(eager_layer_norm_modulate(x, scale, shift, eps));
+}
+
+at::Tensor& layer_norm_modulate_out_meta(const at::Tensor& x, const at::Tensor&, const at::Tensor&, double,
+                                         at::Tensor& out) {
+  check_out(out, x, "layer_norm_modulate's out");
+  return out;
+}
+
+at::Tensor layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double) {
+  TORCH_CHECK(x.dim() == 3, "exactune.layer_norm_modulate: x must be (batch, tokens, hidden)");
+  TORCH_CHECK(scale.size(-1) == x.size(-1) && shift.size(-1) == x.size(-1),
+              "exactune.layer_norm_modulate: scale and shift rows must have x's hidden size");
+  return at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
+}
+
+at::Tensor layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                      double eps) {
+  if (direct_serves(x, scale, shift)) return layer_norm_modulate_cuda(x, scale, shift, eps);
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("exactune::layer_norm_modulate", "")
+                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, double)>();
+  return op.call(x, scale, shift, eps);
+}
+
+at::Tensor layer_norm_modulate_out_direct(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,
+                                          double eps, at::Tensor out) {
+  if (direct_serves(x, scale, shift, out)) return layer_norm_modulate_out_cuda(x, scale, shift, eps, out);
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("exactune::layer_norm_modulate", "out")
+          .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, const at::Tensor&, double, at::Tensor&)>();
+  return op.call(x, scale, shift, eps, out);
+}
+
+std::string last_variant_text() { return last_modulate_variant(); }
+
+}  // namespace
+
+OpGate layer_norm_modulate_gate() { return {"layer_norm_modulate", &modulate_gate, &last_variant_text}; }
+
+void bind_layer_norm_modulate(pybind11::module_& module) {
+  module.def("layer_norm_modulate", &layer_norm_modulate_direct, pybind11::call_guard<pybind11::gil_scoped_release>(),
+             "exactune::layer_norm_modulate without the dispatcher, for eager calls");
+  module.def("layer_norm_modulate_out", &layer_norm_modulate_out_direct,
+             pybind11::call_guard<pybind11::gil_scoped_release>(), "exactune::layer_norm_modulate.out, likewise");
+}
+
+}  // namespace exactune::torch_ops
+
+TORCH_LIBRARY_FRAGMENT(exactune, m) {
+  m.def("layer_norm_modulate(Tensor x, Tensor scale, Tensor shift, float eps=1e-06) -> Tensor");
+  m.def(
+      "layer_norm_modulate.out(Tensor x, Tensor scale, Tensor shift, float eps=1e-06, *, Tensor(a!) out) -> "
+      "Tensor(a!)");
+}
+
+TORCH_LIBRARY_IMPL(exactune, CUDA, m) {
+  m.impl("layer_norm_modulate", &exactune::torch_ops::layer_norm_modulate_cuda);
+  m.impl("layer_norm_modulate.out", &exactune::torch_ops::layer_norm_modulate_out_cuda);
+}
+
+TORCH_LIBRARY_IMPL(exactune, CPU, m) {
+  m.impl("layer_norm_modulate", &exactune::torch_ops::eager_layer_norm_modulate);
+  m.impl("layer_norm_modulate.out", &exactune::torch_ops::layer_norm_modulate_out_cpu);
+}
+
+TORCH_LIBRARY_IMPL(exactune, Meta, m) {
+  m.impl("layer_norm_modulate", &exactune::torch_ops::layer_norm_modulate_meta);
+  m.impl("layer_norm_modulate.out", &exactune::torch_ops::layer_norm_modulate_out_meta);
+}
