@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -146,11 +147,16 @@ class GoldenCaseReader {
 };
 
 // EXACTUNE_HOST_RSQRTF_TABLE for the scope: a file of (input bits, rsqrtf bits)
-// pairs, from which the CPU backend's emulation reads rsqrtf.
+// pairs, from which the CPU backend's emulation reads rsqrtf. Each table has a
+// path of its own: the emulation loads a path's table once (host_cuda.hpp), so
+// a second table at a path already seen would go unread.
 class ScopedRsqrtfTable {
  public:
   explicit ScopedRsqrtfTable(const std::vector<std::uint32_t>& pairs) {
-    path_ = (std::filesystem::temp_directory_path() / fmt::format("exactune-rsqrtf-{}.bin", ::getpid())).string();
+    static std::atomic<int> tables{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             fmt::format("exactune-rsqrtf-{}-{}.bin", ::getpid(), tables.fetch_add(1)))
+                .string();
     std::FILE* f = std::fopen(path_.c_str(), "wb");
     if (f == nullptr) throw exactune::error("cannot write " + path_);
     std::fwrite(pairs.data(), sizeof(std::uint32_t), pairs.size(), f);
