@@ -5,7 +5,12 @@
 # on first use), its C headers (<exactune/runtime.h>, each family's
 # "<family>/runtime/exactune_<family>.h") and the generated tables header
 # <exactune/exactune_tables.hpp> (select() of every family and GPU, C++17, no
-# library needed). tests/consumer/ builds a project against the installed tree.
+# library needed), and beside the library the kernel export
+# (lib/exactune_export/: every kernel the tables serve, compiled by `exactune
+# export` at install time), which the runtime loads instead of calling NVRTC:
+# no CUDA toolkit at run time for what the export holds (docs/runtime.md).
+# -DEXACTUNE_INSTALL_KERNEL_EXPORT=OFF leaves it out (every first sight is then
+# compiled by NVRTC). tests/consumer/ builds a project against the installed tree.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -35,3 +40,19 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/exactuneConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/exactuneConfig.cmake ${CMAKE_BINARY_DIR}/exactuneConfigVersion.cmake
         DESTINATION ${EXACTUNE_INSTALL_CMAKEDIR})
+
+option(EXACTUNE_INSTALL_KERNEL_EXPORT "cmake --install writes the kernel export beside the runtime library" ON)
+if(EXACTUNE_INSTALL_KERNEL_EXPORT)
+  # Made by the exactune built here, with its compile cache ($EXACTUNE_CACHE_DIR, else the user's).
+  install(CODE "
+    set(export_dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/exactune_export\")
+    file(REMOVE_RECURSE \"\${export_dir}\")
+    message(STATUS \"Exporting the served kernels: \${export_dir}\")
+    execute_process(COMMAND \"$<TARGET_FILE:exactune>\" export --out \"\${export_dir}\"
+                    RESULT_VARIABLE export_status OUTPUT_VARIABLE export_out ERROR_VARIABLE export_err)
+    if(NOT export_status EQUAL 0)
+      message(FATAL_ERROR \"exactune export failed (\${export_status}): \${export_err}\")
+    endif()
+    string(REGEX MATCH \"export: [^\\n]*\" export_summary \"\${export_out}\")
+    message(STATUS \"\${export_summary}\")")
+endif()

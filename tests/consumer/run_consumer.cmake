@@ -1,6 +1,7 @@
 # ctest's cpp_consumer_of_the_installed_runtime: `cmake --install` of the build
-# into a fresh prefix, then tests/consumer configured against that prefix
-# alone, built and run. Each step that fails stops the test, naming the step.
+# into a fresh prefix (the kernel export included), then tests/consumer
+# configured against that prefix alone, built and run: a table query, and the
+# runtime finding the installed export. Each step that fails stops the test, naming the step.
 #   cmake -DBUILD=<exactune build> -DSOURCE=<tests/consumer> -DWORK=<scratch> -P run_consumer.cmake
 foreach(required BUILD SOURCE WORK)
   if(NOT DEFINED ${required})
@@ -22,3 +23,6 @@ step("configuring the consumer" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -
      -DCMAKE_BUILD_TYPE=Release)
 step("building the consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
 step("running the consumer" ${WORK}/build/table_query)
+# EXACTUNE_EXPORT_DIR would name another export than the installed one.
+step("finding the installed kernel export" ${CMAKE_COMMAND} -E env --unset=EXACTUNE_EXPORT_DIR
+     ${WORK}/build/export_query ${WORK}/prefix)
