@@ -9,8 +9,10 @@ set -euo pipefail
 # it into a virtual environment with the system Python (tests/CMakeLists.txt).
 # ccache: a machine that built exactune before rebuilds a clean clone from its
 # cache (ci/build.sh), a few minutes of the CI run's build.
+# python3-dev: Python's headers, for the torch-free binding's module
+# (cmake/python_binding.cmake), which the wheel carries and CI tests.
 packages=(cmake ninja-build g++ ccache libfmt-dev libyaml-cpp-dev libbenchmark-dev catch2 libcli11-dev
-  nlohmann-json3-dev python3-setuptools python3-wheel python3-venv)
+  nlohmann-json3-dev python3-setuptools python3-wheel python3-venv python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,7 +1,9 @@
 """Builds exactune's wheel: the Python package with the runtime library
 (exactune/lib/libexactune_runtime.so), the kernel export beside it
 (exactune/lib/exactune_export/: the cubins of the configurations the tables
-serve, which the runtime loads instead of compiling, docs/runtime.md) and the
+serve, which the runtime loads instead of compiling, docs/runtime.md), the
+torch-free binding where it was built beside the runtime library
+(exactune/lib/_exactune_dlpack.*.so, exactune.torch_dlpack) and the
 headers its torch ops compile against (exactune/native/), so that an installed
 wheel needs no source tree, and no CUDA toolkit for what the export holds.
 
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 EXPORT_INDEX = "exactune_export.tsv"  # harness/compile/kernel_export.hpp
 EXPORT_FOLDER = "exactune_export"      # beside the runtime library: harness/runtime/served_kernels.hpp
+DLPACK_MODULE = "_exactune_dlpack"     # beside the runtime library: exactune/torch_dlpack.py
 
 
 def exported_files(export):
@@ -49,6 +52,9 @@ def stage(work, runtime, export):
     (package / "lib").mkdir()
     # Without its debug information: what a wheel ships (the build keeps it for debugging).
     subprocess.run(["objcopy", "--strip-debug", str(runtime), str(package / "lib" / runtime.name)], check=True)
+    # The torch-free binding (exactune.torch_dlpack), where it was built beside the runtime.
+    for binding in runtime.parent.glob(DLPACK_MODULE + ".*.so"):
+        subprocess.run(["objcopy", "--strip-debug", str(binding), str(package / "lib" / binding.name)], check=True)
     if export:
         (package / "lib" / EXPORT_FOLDER).mkdir()
         for file in exported_files(export):

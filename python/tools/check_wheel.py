@@ -1,10 +1,12 @@
 """The wheel as a user gets it (ctest: python_wheel_in_a_fresh_venv): the kernel
 export made by `exactune export`, the wheel built by build_wheel.py with it,
 installed into a fresh virtual environment with no index and no source tree in
-sight, then imported: it carries the torch ops' sources, the tables answer
-through the runtime library the wheel carries, that library finds the export beside itself, whose index names a
-kernel of every family for every architecture of the tables and cubins that
-are all there, and exactune.torch, without torch there, says so.
+sight, then imported: it carries the torch ops' sources and, where it was
+built, the torch-free binding, which loads there without torch; the tables
+answer through the runtime library the wheel carries, that library finds the
+export beside itself, whose index names a kernel of every family for every
+architecture of the tables and cubins that are all there, and exactune.torch,
+without torch there, says so.
 
     python3 python/tools/check_wheel.py --runtime build/libexactune_runtime.so --exactune build/exactune \
         --work build/wheel-check
@@ -26,6 +28,15 @@ import exactune, exactune.runtime as runtime, exactune._native as native
 lib = native.runtime_library()
 assert lib.parent == native.PACKAGE_DIR / "lib", f"the runtime library came from {lib}, not from the wheel"
 assert (native.header_roots()[0] / "exactune" / "runtime.h").is_file(), native.header_roots()
+if BINDING:  # the torch-free binding: in the wheel, and it loads where no torch is
+    import importlib.machinery, importlib.util
+    found = sorted((native.PACKAGE_DIR / "lib").glob("_exactune_dlpack.*.so"))
+    assert found, "the wheel lacks the torch-free binding built beside the runtime"
+    loader = importlib.machinery.ExtensionFileLoader("_exactune_dlpack", str(found[0]))
+    binding = importlib.util.module_from_spec(importlib.util.spec_from_loader("_exactune_dlpack", loader))
+    loader.exec_module(binding)
+    assert callable(binding.init) and callable(binding.layer_norm_modulate), dir(binding)
+    print(f"the torch-free binding loads without torch: {found[0].name}")
 carried = {p.name for p in (native.PACKAGE_DIR / "csrc").iterdir()}
 assert carried >= OP_SOURCES, f"the wheel lacks the torch ops' sources {sorted(OP_SOURCES - carried)}"
 device, offered = runtime.candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, 2240, 2048)
@@ -94,7 +105,9 @@ def main():
     print(f"{wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
     # Every source and header of the torch ops (exactune.torch compiles them on its first import).
     op_sources = sorted(p.name for p in (TOOLS.parent / "exactune" / "csrc").iterdir() if p.suffix in (".cpp", ".hpp"))
-    probe = f"EXPECTED = set({sorted(expected)!r})\nOP_SOURCES = set({op_sources!r})\n" + PROBE
+    binding = any(args.runtime.parent.glob("_exactune_dlpack.*.so"))
+    probe = (f"EXPECTED = set({sorted(expected)!r})\nOP_SOURCES = set({op_sources!r})\nBINDING = {binding}\n"
+             + PROBE)
     print(step("importing it", [str(python), "-c", probe], env=clean, cwd=args.work), end="")
 
 

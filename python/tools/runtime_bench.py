@@ -9,7 +9,9 @@ through the layer_norm_modulate op, with x permuted as Sana holds it):
     method, so that the op compares with the sweep's figure for its variant);
   - host time per call on the default stream with no graph, of the op as
     exactune.torch calls it (its direct entry), of the same op through the
-    dispatcher (torch.ops.exactune.*), of the eager chain and of one aten op
+    dispatcher (torch.ops.exactune.*), of the torch-free binding where this
+    torch has the DLPack exchange API (exactune.torch_dlpack, the first
+    family's op), of the eager chain and of one aten op
     (the floor under any op's host cost), interleaved: each round times a burst of each, in turn, so that a host
     whose speed drifts over the run (40% was seen) moves all three alike; the
     op's figure over the floor's is taken round by round.
@@ -152,6 +154,20 @@ def gated_residual_case(shape):
             torch.ops.exactune.gated_residual_layer_norm_modulate.default)
 
 
+def dlpack_ops():
+    """{family: the torch-free binding's function} where this torch publishes the DLPack exchange API and the
+    binding is built; else {} (and why, printed)."""
+    try:
+        import exactune.torch_dlpack as etd
+    except ImportError as missing:
+        print(f"runtime_bench: the torch-free binding is not timed: {missing}", flush=True)
+        return {}
+    return {"layer_norm_modulate": etd, "layer_norm_modulate_token_major": etd}
+
+
+DLPACK = dlpack_ops()
+
+
 # The families measured, and the torch op (and so the gate) that serves each:
 # a token-major x goes through the same op as a contiguous one.
 FAMILY_OPS = {"layer_norm_modulate": "layer_norm_modulate", "qk_head_layer_norm": "qk_head_layer_norm",
@@ -174,13 +190,24 @@ def measure(family, shape):
     status = et.gate_status(gate)
     # Not verified: the runtime did not serve the shape (no tables' choice it runs), and eager ran.
     variant = et.last_variant(gate) if status["verified"] == 1 else ""
+    binding = DLPACK.get(family)
+    if binding:  # the torch-free binding, checked as the op is
+        dlpack_exact = True
+        for amplitude in AMPLITUDES:
+            binding.reset_gate()
+            args = make(amplitude)
+            dlpack_exact &= same_outputs(binding.layer_norm_modulate(*args), eager(*args))
+            dlpack_exact &= same_outputs(binding.layer_norm_modulate(*args), eager(*args))
+        dlpack_status = binding.gate_status()
     # Bound with functools.partial, so that the host figures carry no Python frame of ours.
     args = make(1.0)
     timed_op, timed_dispatched, timed_eager = (functools.partial(fn, *args) for fn in (op, dispatched, eager))
     # The floor: one aten op on the call's first input, allocating its output as the op does.
     floor = functools.partial(torch.ops.aten.empty_like.default, args[0])
-    host, over_floor = host_us_interleaved(
-        {"floor": floor, "op": timed_op, "dispatched": timed_dispatched, "eager": timed_eager})
+    calls = {"floor": floor, "op": timed_op, "dispatched": timed_dispatched, "eager": timed_eager}
+    if binding:
+        calls["dlpack"] = functools.partial(binding.layer_norm_modulate, *args)
+    host, over_floor = host_us_interleaved(calls)
     (op_host, op_host_best), (eager_host, eager_host_best) = host["op"], host["eager"]
     op_graph, eager_graph = graph_us(timed_op), graph_us(timed_eager)
     row = dict(shape=shape["name"], params={k: v for k, v in shape.items() if k not in ("name", "model")},
@@ -190,10 +217,16 @@ def measure(family, shape):
                eager_host_best_us=eager_host_best, floor_host_us=host["floor"][0], floor_host_best_us=host["floor"][1],
                op_over_floor=over_floor["op"], eager_over_floor=over_floor["eager"],
                dispatched_host_us=host["dispatched"][0], dispatched_over_floor=over_floor["dispatched"])
+    if binding:
+        row.update(dlpack_host_us=host["dlpack"][0], dlpack_host_best_us=host["dlpack"][1],
+                   dlpack_over_floor=over_floor["dlpack"],
+                   dlpack_exact=bool(dlpack_exact and dlpack_status["enabled"]),
+                   dlpack_fused=dlpack_status["verified"] == 1)
     print(f"{family:32} {shape['name']:30} exact={row['exact']} {variant or 'not served: eager':60} graph op {row['op_graph_us']:7.2f} "
           f"eager {row['eager_graph_us']:7.2f} us | host op {row['op_host_us']:6.2f} through the dispatcher "
           f"{row['dispatched_host_us']:6.2f} eager {row['eager_host_us']:6.2f} "
-          f"floor {row['floor_host_us']:6.2f} us, op {row['op_over_floor']:.2f}x the floor",
+          f"floor {row['floor_host_us']:6.2f} us, op {row['op_over_floor']:.2f}x the floor"
+          + (f" | torch-free binding {row['dlpack_host_us']:6.2f} us, exact={row['dlpack_exact']}" if binding else ""),
           flush=True)
     return row
 

@@ -86,6 +86,15 @@ def family_section(family, rows, medians):
             lines.append(f"The same op through the dispatcher (torch.ops.exactune), in the same rounds: "
                          f"{min(d for d, _ in dispatched):.2f} to {max(d for d, _ in dispatched):.2f} µs, "
                          f"{min(f for _, f in dispatched):.2f}x to {max(f for _, f in dispatched):.2f}x the floor.")
+        dlpack = [r for r in rows if "dlpack_host_us" in r]
+        if dlpack:  # runs that timed the torch-free binding (exactune.torch_dlpack) too
+            lines.append(f"The torch-free binding (exactune.torch_dlpack), in the same rounds: "
+                         f"{min(r['dlpack_host_us'] for r in dlpack):.2f} to "
+                         f"{max(r['dlpack_host_us'] for r in dlpack):.2f} µs, "
+                         f"{min(r['dlpack_over_floor'] for r in dlpack):.2f}x to "
+                         f"{max(r['dlpack_over_floor'] for r in dlpack):.2f}x the floor; bit-exact on "
+                         f"{sum(r['dlpack_exact'] for r in dlpack)} of {len(dlpack)} shapes, fused on "
+                         f"{sum(r['dlpack_fused'] for r in dlpack)}.")
         lines.append("")
     return lines
 

@@ -42,9 +42,10 @@ std::optional<TensorPair> fused_gated_residual_layer_norm_modulate(const at::Ten
       h.device() != x.device()) {
     return std::nullopt;
   }
-  const std::optional<ModulationRows> rows = modulation_rows(x, scale, shift);
+  const TensorLayout x_layout = layout_of(x);
+  const std::optional<ModulationRows> rows = modulation_rows(x_layout, layout_of(scale), layout_of(shift));
   if (!rows) return std::nullopt;
-  const std::optional<std::int64_t> gate_row_stride = modulation_row_stride(gate, x, rows->per_token);
+  const std::optional<std::int64_t> gate_row_stride = modulation_row_stride(layout_of(gate), x_layout, rows->per_token);
   if (!gate_row_stride) return std::nullopt;
   at::Tensor residual = new_output(x);
   at::Tensor y = new_output(x);
@@ -64,8 +65,7 @@ TensorPair gated_residual_layer_norm_modulate_cuda(const at::Tensor& x, const at
                                                    const at::Tensor& scale, const at::Tensor& shift, double eps) {
   const c10::cuda::CUDAGuard device(x.device());
   Signature signature;
-  for (const at::Tensor* t : {&x, &h, &gate, &scale, &shift}) signature.add(*t);
-  signature.add(x.device().index());
+  for (const at::Tensor* t : {&x, &h, &gate, &scale, &shift}) signature.add(layout_of(*t));
   signature.add_real(eps);
   if (signature.overflowed) return eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps);
   return gated_residual_gate().call(

@@ -33,15 +33,14 @@ const char* last_modulate_variant() {
 
 std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
                                                     const at::Tensor& shift, double eps, const at::Tensor* into) {
-  const std::optional<ModulationRows> rows = modulation_rows(x, scale, shift);
+  const TensorLayout x_layout = layout_of(x);
+  const std::optional<ModulationRows> rows = modulation_rows(x_layout, layout_of(scale), layout_of(shift));
   if (!rows) return std::nullopt;
   at::Tensor out = output_into(x, into, {&x, &scale, &shift});
   const exactune_layer_norm_modulate_args args = modulate_args(x, scale, shift, *rows, eps, out);
-  // A token-major x (Sana's (B, C, N) memory seen as (B, N, C)) goes to the
-  // family that reads it in place; any other layout to the contiguous one,
-  // which serves it only when contiguous.
-  const bool token_major =
-      !rows->per_token && x.size(1) > 1 && x.size(2) > 1 && x.stride(2) == x.size(1) && x.stride(1) == 1;
+  // A token-major x goes to the family that reads it in place; any other
+  // layout to the contiguous one, which serves it only when contiguous.
+  const bool token_major = torch_ops::token_major(x_layout, *rows);
   const int status =
       token_major ? exactune_layer_norm_modulate_token_major(&args) : exactune_layer_norm_modulate(&args);
   if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
@@ -56,9 +55,8 @@ at::Tensor gated_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scal
                                      const at::Tensor* into) {
   const c10::cuda::CUDAGuard device(x.device());
   Signature signature;
-  for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(*t);
-  if (into) signature.add(*into);
-  signature.add(x.device().index());
+  for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(layout_of(*t));
+  if (into) signature.add(layout_of(*into));
   signature.add_real(eps);
   if (signature.overflowed) return eager_layer_norm_modulate(x, scale, shift, eps);
   return modulate_gate().call(

@@ -11,6 +11,24 @@
 
 namespace exactune::torch_ops {
 
+TensorLayout layout_of(const at::Tensor& t) {
+  TensorLayout layout;
+  if (t.dim() > 4) {
+    layout.ndim = -1;
+    return layout;
+  }
+  layout.ndim = static_cast<int>(t.dim());
+  for (int d = 0; d < layout.ndim; ++d) {
+    layout.shape[d] = t.size(d);
+    layout.strides[d] = t.stride(d);
+  }
+  layout.bf16 = t.scalar_type() == at::kBFloat16;
+  layout.dtype = static_cast<std::int64_t>(t.scalar_type());
+  layout.device = t.is_cuda() ? t.device().index() : -1;
+  layout.data = t.data_ptr();
+  return layout;
+}
+
 bool capturing() { return c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None; }
 
 void* stream_of(const at::Tensor& t) { return c10::cuda::getCurrentCUDAStream(t.device().index()).stream(); }

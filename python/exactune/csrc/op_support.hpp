@@ -17,56 +17,18 @@
 
 #include <exactune/exactness_gate.hpp>
 
+#include "signature.hpp"
+#include "tensor_layout.hpp"
+
 namespace exactune::torch_ops {
-
-// Everything that can change which kernel runs or whether aten's chain takes
-// another path: shapes, strides, dtypes, device, eps, pointer alignment. It
-// has room for three 4-D tensors and more; a call of higher ranks (a video
-// DiT's 5-D x, scale and shift) fills it, is marked `overflowed` and runs
-// eager without a signature: no slot is ever written past the array.
-struct Signature {
-  std::array<std::int64_t, 40> values{};
-  int used = 0;
-  bool overflowed = false;
-
-  void add(std::int64_t v) {
-    if (used == static_cast<int>(values.size())) {
-      overflowed = true;
-      return;
-    }
-    values[used++] = v;
-  }
-  void add(const at::Tensor& t) {
-    add(t.dim());
-    for (std::int64_t d = 0; d < t.dim(); ++d) {
-      add(t.size(d));
-      add(t.stride(d));
-    }
-    add(static_cast<std::int64_t>(t.scalar_type()));
-    add(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16));
-  }
-  void add_real(double v) {
-    std::int64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    add(bits);
-  }
-  bool operator==(const Signature& other) const {
-    return used == other.used && overflowed == other.overflowed && values == other.values;
-  }
-};
-
-struct SignatureHash {
-  std::size_t operator()(const Signature& s) const noexcept {
-    std::size_t h = 1469598103934665603ull;
-    for (int i = 0; i < s.used; ++i) h = (h ^ static_cast<std::size_t>(s.values[i])) * 1099511628211ull;
-    return h;
-  }
-};
 
 using Gate = exactune::ExactnessGate<Signature, SignatureHash>;
 
 using Gate = ExactnessGate<Signature, SignatureHash>;
 using TensorPair = std::tuple<at::Tensor, at::Tensor>;
+
+// t's layout (tensor_layout.hpp); a tensor of rank above 4 gets ndim -1.
+TensorLayout layout_of(const at::Tensor& t);
 
 // Whether the current stream is capturing a CUDA graph.
 bool capturing();

@@ -61,9 +61,8 @@ TensorPair gated_qk_head_layer_norm(const at::Tensor& q, const at::Tensor& k, do
   const c10::cuda::CUDAGuard device(q.device());
   Signature signature;
   for (const at::Tensor* t : {&q, &k, q_into, k_into}) {
-    if (t) signature.add(*t);
+    if (t) signature.add(layout_of(*t));
   }
-  signature.add(q.device().index());
   signature.add_real(eps);
   if (signature.overflowed) return eager_qk_head_layer_norm(q, k, eps);
   return qk_gate().call(

@@ -26,7 +26,7 @@ if not torch.cuda.is_available():
 
 import exactune.torch as et  # noqa: E402  (after the skip: it builds the op library)
 from exactune.shapes import default_shapes  # noqa: E402
-from torch_op_cases import DEVICE, inputs, same_bits, tables_offer  # noqa: E402
+from torch_op_cases import DEVICE, graph_replays_give_eagers_bits, inputs, same_bits, tables_offer  # noqa: E402
 
 
 def eager_modulate(x, scale, shift, eps):
@@ -180,23 +180,7 @@ def test_token_major_x_is_read_in_place_where_the_tables_choose_an_in_place_read
 
 
 def test_cuda_graph_capture_and_replay():
-    d = 3072
-    x, projection = inputs(1, 4608, d, chunks=3)
-    shift, scale = projection[:, :d], projection[:, d:2 * d]
-    et.layer_norm_modulate(x, scale, shift, 1e-6)  # verified outside capture
-    graph = torch.cuda.CUDAGraph()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream), torch.cuda.graph(graph):
-        out = et.layer_norm_modulate(x, scale, shift, 1e-6)
-    torch.cuda.current_stream().wait_stream(stream)
-    for seed in (1, 2):
-        fresh, fresh_projection = inputs(1, 4608, d, chunks=3, seed=seed)
-        x.copy_(fresh)
-        projection.copy_(fresh_projection)
-        graph.replay()
-        torch.cuda.synchronize()
-        assert same_bits(out, eager_modulate(x, scale, shift, 1e-6))
+    assert graph_replays_give_eagers_bits(et.layer_norm_modulate, eager_modulate)
     assert et.gate_status()["enabled"]
 
 

@@ -1,6 +1,6 @@
 """What the torch ops' GPU tests share: bitwise equality, the inputs of an
-adaLN site (x and a (B, k*D) adaLN projection whose chunks are the rows), and
-what the committed tables offer this GPU.
+adaLN site (x and a (B, k*D) adaLN projection whose chunks are the rows), what
+the committed tables offer this GPU, and a CUDA-graph replay of a modulate op.
 """
 
 import torch
@@ -28,3 +28,26 @@ def tables_offer(family, size, rows):
     """(how the tables resolved this GPU, the variants they offer at size and rows, best first)."""
     p = torch.cuda.get_device_properties(0)
     return candidates(family, torch.cuda.get_device_name(), p.major, p.minor, p.multi_processor_count, size, rows)
+
+
+def graph_replays_give_eagers_bits(modulate, eager, d=3072, tokens=4608):
+    """modulate(x, scale, shift, eps), verified outside capture, then captured into a CUDA graph and replayed on
+    two fresh inputs copied into the captured ones: whether every replay gave eager's bits."""
+    x, projection = inputs(1, tokens, d, chunks=3)
+    shift, scale = projection[:, :d], projection[:, d:2 * d]
+    modulate(x, scale, shift, 1e-6)
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream), torch.cuda.graph(graph):
+        out = modulate(x, scale, shift, 1e-6)
+    torch.cuda.current_stream().wait_stream(stream)
+    replays = []
+    for seed in (1, 2):
+        fresh, fresh_projection = inputs(1, tokens, d, chunks=3, seed=seed)
+        x.copy_(fresh)
+        projection.copy_(fresh_projection)
+        graph.replay()
+        torch.cuda.synchronize()
+        replays.append(same_bits(out, eager(x, scale, shift, 1e-6)))
+    return all(replays)
