@@ -5,7 +5,8 @@
 # beside the runtime library, which it finds through $ORIGIN.
 find_package(Python3 COMPONENTS Interpreter Development.Module)
 if(Python3_Development.Module_FOUND)
-  Python3_add_library(exactune_dlpack MODULE WITH_SOABI ${CMAKE_SOURCE_DIR}/python/exactune/dlpack_ops/dlpack_ops.cpp)
+  file(GLOB EXACTUNE_DLPACK_SOURCES ${CMAKE_SOURCE_DIR}/python/exactune/dlpack_ops/*.cpp)
+  Python3_add_library(exactune_dlpack MODULE WITH_SOABI ${EXACTUNE_DLPACK_SOURCES})
   set_target_properties(exactune_dlpack PROPERTIES OUTPUT_NAME _exactune_dlpack
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR} BUILD_RPATH "$ORIGIN")
   target_include_directories(exactune_dlpack PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/families)

@@ -1,20 +1,22 @@
-"""exactune's torch-free binding of layer_norm_modulate, for PyTorch 2.10 and
-later (torch.Tensor.__dlpack_c_exchange_api__):
+"""exactune's torch-free binding, for PyTorch 2.10 and later
+(torch.Tensor.__dlpack_c_exchange_api__): the ops of exactune.torch, with its
+bits, served by the same runtime and tables, each behind a gate of its own:
 
     import exactune.torch_dlpack as etd
-    out = etd.layer_norm_modulate(x, scale, shift, 1e-6)   # == exactune.torch.layer_norm_modulate's bits
+    out = etd.layer_norm_modulate(x, scale, shift, 1e-6, out=None)
+    q_out, k_out = etd.qk_head_layer_norm(q, k, 1e-6, out=None)
+    r, y = etd.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, 1e-6)
 
-The same op as exactune.torch's, served by the same runtime behind a gate of
-its own, through a CPython module built against Python's C API and the
+They go through a CPython module built against Python's C API and the
 runtime's C ABI alone (python/exactune/dlpack_ops/, `_exactune_dlpack` beside
 the runtime library): no torch header or library, so one build serves every
 such torch and nothing is compiled at import. It reads tensors, the current
-stream and new outputs through the DLPack exchange API's C functions.
-A call the dispatcher must see (autograd, a tensor subclass or Python mode, a
-tensor DLPack cannot describe, torch.compile tracing) and anything the runtime
-does not serve run the eager chain. It is the candidate that
-python/tools/runtime_bench.py times beside exactune.torch's direct entry
-(docs/runtime.md): which binding the ops keep is chosen by that figure.
+stream and new outputs through the DLPack exchange API's C functions. A call
+the dispatcher must see (autograd, a tensor subclass or Python mode, a tensor
+DLPack cannot describe, torch.compile tracing) and anything the runtime does
+not serve run the eager chain. python/tools/runtime_bench.py times it beside
+exactune.torch's direct entry: which binding the ops keep is chosen by that
+figure (docs/runtime.md).
 """
 
 import importlib.machinery
@@ -25,19 +27,48 @@ import torch.nn.functional as F
 
 from . import _native
 
-__all__ = ["layer_norm_modulate", "gate_status", "reset_gate", "last_variant", "MODULE_NAME"]
+__all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate", "gate_status",
+           "reset_gate", "last_variant", "OPS", "MODULE_NAME"]
 
 MODULE_NAME = "_exactune_dlpack"
+OPS = ("layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate")
 
 
-def _module_path():
-    """The built module beside the runtime library (the wheel's exactune/lib/, or the build folder)."""
-    folder = _native.runtime_library().parent
-    found = sorted(folder.glob(MODULE_NAME + ".*.so"))
-    if not found:
-        raise ImportError(f"{MODULE_NAME} not found beside {folder}: build the exactune_dlpack target (needs "
-                          "Python's development headers)", name=MODULE_NAME)
-    return found[0]
+def _rows(t):
+    """A (B, D) row as (B, 1, D), as the eager chains broadcast it."""
+    return t[:, None] if t.dim() == 2 else t
+
+
+def _eager_modulate(x, scale, shift, eps, out=None):
+    return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + _rows(scale)) + _rows(shift)
+
+
+def _eager_qk(q, k, eps, q_out=None, k_out=None):
+    return F.layer_norm(q, (q.shape[-1],), eps=eps), F.layer_norm(k, (k.shape[-1],), eps=eps)
+
+
+def _eager_gated_residual(x, h, gate, scale, shift, eps):
+    residual = x + _rows(gate) * h
+    return residual, _eager_modulate(residual, scale, shift, eps)
+
+
+def _mismatch_of(op):
+    """first_mismatch(fused, eager, variant) for `op`: "" when every output holds the same bits."""
+    def first_mismatch(fused, eager, variant):
+        outputs = list(zip(fused, eager)) if isinstance(fused, tuple) else [(fused, eager)]
+        for which, (got, want) in enumerate(outputs):
+            where = f"{op} (output {which})" if len(outputs) > 1 else op
+            a, b = got.contiguous().view(torch.int16).flatten(), want.contiguous().view(torch.int16).flatten()
+            if a.shape != b.shape:
+                return f"{where}: the fused kernel {variant} differs from the eager chain in shape"
+            differ = a != b
+            if bool(differ.any()):
+                index, row_length = int(differ.nonzero()[0, 0]), want.shape[-1]
+                return (f"{where}: the fused kernel {variant} differs from the eager chain at row "
+                        f"{index // row_length}, column {index % row_length}: fused 0x{int(a[index]) & 0xffff:04x}, "
+                        f"eager 0x{int(b[index]) & 0xffff:04x}; {int(differ.sum())} of {a.numel()} elements differ")
+        return ""
+    return first_mismatch
 
 
 def _load():
@@ -47,32 +78,18 @@ def _load():
                           "(torch.Tensor.__dlpack_c_exchange_api__, PyTorch 2.10 and later): use exactune.torch",
                           name=MODULE_NAME)
     _native.point_runtime_at_nvrtc()
-    path = _module_path()
-    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(path))
+    folder = _native.runtime_library().parent
+    found = sorted(folder.glob(MODULE_NAME + ".*.so"))
+    if not found:
+        raise ImportError(f"{MODULE_NAME} not found beside {folder}: build the exactune_dlpack target (needs "
+                          "Python's development headers)", name=MODULE_NAME)
+    loader = importlib.machinery.ExtensionFileLoader(MODULE_NAME, str(found[0]))
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(MODULE_NAME, loader))
     loader.exec_module(module)
-    module.init(api, torch.Tensor, _eager, _first_mismatch, torch.cuda.is_current_stream_capturing)
+    module.init(api, torch.Tensor, torch.cuda.is_current_stream_capturing)
+    for op, eager in zip(OPS, (_eager_modulate, _eager_qk, _eager_gated_residual)):
+        module.bind(op, eager, _mismatch_of(op))
     return module
-
-
-def _eager(x, scale, shift, eps):
-    scale = scale[:, None] if scale.dim() == 2 else scale
-    shift = shift[:, None] if shift.dim() == 2 else shift
-    return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + scale) + shift
-
-
-def _first_mismatch(fused, eager, variant):
-    """"" when fused and eager hold the same bits, else where they first differ."""
-    a, b = fused.contiguous().view(torch.int16).flatten(), eager.contiguous().view(torch.int16).flatten()
-    if a.shape != b.shape:
-        return f"layer_norm_modulate: the fused kernel {variant} differs from the eager chain in shape"
-    differ = a != b
-    if not bool(differ.any()):
-        return ""
-    index, row_length = int(differ.nonzero()[0, 0]), eager.shape[-1]
-    return (f"layer_norm_modulate: the fused kernel {variant} differs from the eager chain at row "
-            f"{index // row_length}, column {index % row_length}: fused 0x{int(a[index]) & 0xffff:04x}, eager "
-            f"0x{int(b[index]) & 0xffff:04x}; {int(differ.sum())} of {a.numel()} elements differ")
 
 
 _module = _load()
@@ -82,26 +99,55 @@ _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
 
 
-def layer_norm_modulate(x, scale, shift, eps=1e-6):
-    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit (see the module's help)."""
-    if not (_is_compiling() or _key_included(_python_key)
-            or (_grad_enabled() and (x.requires_grad or scale.requires_grad or shift.requires_grad))):
-        out = _module.layer_norm_modulate(x, scale, shift, eps)
-        if out is not NotImplemented:
-            return out
-    return _eager(x, scale, shift, eps)
+def _direct(tensors):
+    """Whether the module may take a call: nothing the dispatcher must see."""
+    return not (_is_compiling() or _key_included(_python_key)
+                or (_grad_enabled() and any(t.requires_grad for t in tensors)))
 
 
-def gate_status():
-    """The gate: {"enabled", "verified", "unserved", "failures", "disabled_because", "last_failure"}."""
-    return _module.gate_status()
+def layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None):
+    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit; written into `out` when given."""
+    if _direct((x, scale, shift)):
+        result = _module.layer_norm_modulate(x, scale, shift, eps) if out is None else \
+            _module.layer_norm_modulate(x, scale, shift, eps, out)
+        if result is not NotImplemented:
+            return result if out is None or result is out else out.copy_(result)
+    result = _eager_modulate(x, scale, shift, eps)
+    return result if out is None else out.copy_(result)
 
 
-def reset_gate():
-    """Opens the gate again with nothing verified: for tests, never for serving."""
-    _module.gate_reset()
+def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
+    """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit; written into the
+    (q_out, k_out) pair `out` when given."""
+    result = NotImplemented
+    if _direct((q, k)):
+        result = _module.qk_head_layer_norm(q, k, eps) if out is None else _module.qk_head_layer_norm(q, k, eps, *out)
+    if result is NotImplemented:
+        result = _eager_qk(q, k, eps)
+    if out is None:
+        return result
+    return tuple(given if got is given else given.copy_(got) for got, given in zip(result, out))
 
 
-def last_variant():
-    """"<variant> (<step>)" of the last fused launch on this thread ("" before any)."""
-    return _module.last_variant()
+def gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6):
+    """(r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h, bit for bit."""
+    if _direct((x, h, gate, scale, shift)):
+        result = _module.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
+        if result is not NotImplemented:
+            return result
+    return _eager_gated_residual(x, h, gate, scale, shift, eps)
+
+
+def gate_status(op="layer_norm_modulate"):
+    """An op's gate: {"enabled", "verified", "unserved", "failures", "disabled_because", "last_failure"}."""
+    return _module.gate_status(op)
+
+
+def reset_gate(op="layer_norm_modulate"):
+    """Opens an op's gate again with nothing verified: for tests, never for serving."""
+    _module.gate_reset(op)
+
+
+def last_variant(op="layer_norm_modulate"):
+    """"<variant> (<step>)" of the op's last fused launch on this thread ("" before any)."""
+    return _module.last_variant(op)

@@ -1,11 +1,12 @@
 """The torch-free binding's module (_exactune_dlpack, python/exactune/dlpack_ops/)
 without torch or a GPU (run in CI), through a stand-in framework: a tensor type
 of ours and a DLPack exchange API of ctypes functions. It refuses calls before
-init() and an exchange API of another major version; it hands the framework
-what it must (another type, a tensor off CUDA, a rank it does not describe)
-without a signature; a CUDA bf16 problem goes through the gate to the runtime
-(which, with no GPU here, does not launch), and the call gets the eager chain's
-result, with every output it allocated released.
+init() and bind(), an exchange API of another major version or capsule name,
+and an unknown op; it hands the framework what it must (another type, a tensor
+off CUDA, a rank it does not describe) without a signature; a CUDA bf16
+problem of each op goes through that op's gate to the runtime (which, with no
+GPU here, does not launch), and the call gets the eager chain's result, called
+with the call's own arguments, with every output it allocated released.
 
 EXACTUNE_DLPACK_MODULE names the built module (ctest sets it where Python's
 development headers let CMake build it)."""
@@ -90,7 +91,8 @@ class Framework:
     """The exchange API's functions, counting what the module asks of them."""
 
     def __init__(self, major=1):
-        self.allocated = self.released = self.eager_calls = 0
+        self.allocated = self.released = 0
+        self.eager_calls = []
         self.keep = []
         self.deleter = DELETER(self.release)
         self.api = ExchangeAPI(Header(Version(major, 3), None), ALLOCATOR(self.allocate), FROM_PY(self.from_py),
@@ -100,8 +102,10 @@ class Framework:
     def allocate(self, prototype, out, error_context, set_error):
         managed = Managed()
         managed.deleter = self.deleter
-        buffer = ctypes.create_string_buffer(2 * prototype.contents.shape[0] * prototype.contents.shape[1]
-                                             * prototype.contents.shape[2])
+        elements = 1
+        for d in range(prototype.contents.ndim):
+            elements *= prototype.contents.shape[d]
+        buffer = ctypes.create_string_buffer(2 * elements)
         managed.dl_tensor.data = ctypes.addressof(buffer)
         self.keep.append((managed, buffer))
         out[0] = ctypes.pointer(managed)
@@ -125,9 +129,9 @@ class Framework:
         out[0] = None
         return 0
 
-    def eager(self, x, scale, shift, eps):
-        self.eager_calls += 1
-        return ("eager", x.shape, eps)
+    def eager(self, *args):
+        self.eager_calls.append(args)
+        return ("eager", args)
 
 
 def load_module():
@@ -146,40 +150,57 @@ def capsule(address, name):
 
 @unittest.skipUnless(MODULE, "EXACTUNE_DLPACK_MODULE is not set: the torch-free binding was not built here")
 class DLPackBindingTest(unittest.TestCase):
-    # One test, in order: the module's state (the framework it serves, its gate) lives as long as the process.
-    def test_init_then_each_route(self):
+    # One test, in order: the module's state (the framework it serves, its gates) lives as long as the process.
+    def test_init_bind_then_each_route(self):
         module = load_module()
         with self.assertRaisesRegex(RuntimeError, r"init\(\) was not called"):
             module.layer_norm_modulate(1, 2, 3, 1e-6)
         framework = Framework(major=2)
         with self.assertRaisesRegex(RuntimeError, "version 2.3, this binding reads 1.x"):
-            module.init(framework.capsule, Tensor, framework.eager, lambda *a: "", lambda: False)
+            module.init(framework.capsule, Tensor, lambda: False)
         with self.assertRaisesRegex(ValueError, "name"):
-            module.init(capsule(ctypes.addressof(framework.api), b"another"), Tensor, framework.eager,
-                        lambda *a: "", lambda: False)
+            module.init(capsule(ctypes.addressof(framework.api), b"another"), Tensor, lambda: False)
 
         framework = Framework()
-        module.init(framework.capsule, Tensor, framework.eager, lambda fused, eager, variant: "", lambda: False)
-        module.gate_reset()
+        module.init(framework.capsule, Tensor, lambda: False)
         x, scale, shift = Tensor(2, 5, 64), Tensor(2, 64), Tensor(2, 64)
+        with self.assertRaisesRegex(RuntimeError, "layer_norm_modulate was not bound"):
+            module.layer_norm_modulate(x, scale, shift, 1e-6)
+        with self.assertRaisesRegex(ValueError, "no op named 'rms_norm'"):
+            module.bind("rms_norm", framework.eager, lambda *a: "")
+        for op in ("layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate"):
+            module.bind(op, framework.eager, lambda fused, eager, variant: "")
+            module.gate_reset(op)
+
         # Another type, a tensor off CUDA, a rank the ops do not describe: the framework's op, no signature kept.
         self.assertIs(module.layer_norm_modulate(x, [0] * 64, shift, 1e-6), NotImplemented)
         cpu = [Tensor(*t.shape, device="cpu") for t in (x, scale, shift)]
         self.assertIs(module.layer_norm_modulate(*cpu, 1e-6), NotImplemented)
         self.assertIs(module.layer_norm_modulate(Tensor(2, 3, 4, 5, 64), scale, shift, 1e-6), NotImplemented)
-        self.assertEqual(framework.eager_calls, 0)
-        self.assertEqual(module.gate_status()["unserved"] + module.gate_status()["failures"], 0)
-        # A CUDA bf16 problem: through the gate to the runtime, which launches nothing without a GPU.
-        self.assertEqual(module.layer_norm_modulate(x, scale, shift, 1e-6), ("eager", x.shape, 1e-6))
-        status = module.gate_status()
-        self.assertTrue(status["enabled"], status)
-        self.assertEqual(status["verified"], 0, status)
-        self.assertEqual(status["unserved"] + status["failures"], 1, status)
-        self.assertGreaterEqual(framework.allocated, 1)
+        self.assertEqual(framework.eager_calls, [])
+        status = module.gate_status("layer_norm_modulate")
+        self.assertEqual(status["unserved"] + status["failures"], 0)
+
+        # A CUDA bf16 problem of each op: through its gate to the runtime, which launches nothing without a GPU.
+        q, k, h, gate = Tensor(2, 5, 3, 64), Tensor(2, 5, 3, 64), Tensor(2, 5, 64), Tensor(2, 64)
+        out, q_out, k_out = Tensor(2, 5, 64), Tensor(2, 5, 3, 64), Tensor(2, 5, 3, 64)
+        calls = {"layer_norm_modulate": [(x, scale, shift, 1e-6), (x, scale, shift, 1e-6, out)],
+                 "qk_head_layer_norm": [(q, k, 1e-5), (q, k, 1e-5, q_out, k_out)],
+                 "gated_residual_layer_norm_modulate": [(x, h, gate, scale, shift, 1e-6)]}
+        for op, arguments in calls.items():
+            for args in arguments:
+                self.assertEqual(getattr(module, op)(*args), ("eager", args), op)
+            status = module.gate_status(op)
+            self.assertTrue(status["enabled"], status)
+            self.assertEqual(status["verified"], 0, status)
+            self.assertEqual(status["unserved"] + status["failures"], len(arguments), status)
+            self.assertEqual(module.last_variant(op), "")
+        self.assertGreaterEqual(framework.allocated, 4)
         self.assertEqual(framework.allocated, framework.released)
-        self.assertEqual(module.last_variant(), "")
-        module.gate_reset()
-        self.assertEqual(module.gate_status()["unserved"] + module.gate_status()["failures"], 0)
+        with self.assertRaisesRegex(TypeError, "give both q_out and k_out"):
+            module.qk_head_layer_norm(q, k, 1e-5, q_out)
+        module.gate_reset("qk_head_layer_norm")
+        self.assertEqual(module.gate_status("qk_head_layer_norm")["unserved"], 0)
 
 
 if __name__ == "__main__":

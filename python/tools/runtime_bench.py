@@ -10,8 +10,8 @@ through the layer_norm_modulate op, with x permuted as Sana holds it):
   - host time per call on the default stream with no graph, of the op as
     exactune.torch calls it (its direct entry), of the same op through the
     dispatcher (torch.ops.exactune.*), of the torch-free binding where this
-    torch has the DLPack exchange API (exactune.torch_dlpack, the first
-    family's op), of the eager chain and of one aten op
+    torch has the DLPack exchange API (exactune.torch_dlpack), of the eager
+    chain and of one aten op
     (the floor under any op's host cost), interleaved: each round times a burst of each, in turn, so that a host
     whose speed drifts over the run (40% was seen) moves all three alike; the
     op's figure over the floor's is taken round by round.
@@ -154,18 +154,18 @@ def gated_residual_case(shape):
             torch.ops.exactune.gated_residual_layer_norm_modulate.default)
 
 
-def dlpack_ops():
-    """{family: the torch-free binding's function} where this torch publishes the DLPack exchange API and the
-    binding is built; else {} (and why, printed)."""
+def dlpack_binding():
+    """exactune.torch_dlpack where this torch publishes the DLPack exchange API and the binding is built; else
+    None (and why, printed)."""
     try:
         import exactune.torch_dlpack as etd
     except ImportError as missing:
         print(f"runtime_bench: the torch-free binding is not timed: {missing}", flush=True)
-        return {}
-    return {"layer_norm_modulate": etd, "layer_norm_modulate_token_major": etd}
+        return None
+    return etd
 
 
-DLPACK = dlpack_ops()
+DLPACK = dlpack_binding()
 
 
 # The families measured, and the torch op (and so the gate) that serves each:
@@ -190,15 +190,15 @@ def measure(family, shape):
     status = et.gate_status(gate)
     # Not verified: the runtime did not serve the shape (no tables' choice it runs), and eager ran.
     variant = et.last_variant(gate) if status["verified"] == 1 else ""
-    binding = DLPACK.get(family)
-    if binding:  # the torch-free binding, checked as the op is
+    binding = getattr(DLPACK, gate) if DLPACK else None  # the torch-free binding's op, checked as the op is
+    if binding:
         dlpack_exact = True
         for amplitude in AMPLITUDES:
-            binding.reset_gate()
+            DLPACK.reset_gate(gate)
             args = make(amplitude)
-            dlpack_exact &= same_outputs(binding.layer_norm_modulate(*args), eager(*args))
-            dlpack_exact &= same_outputs(binding.layer_norm_modulate(*args), eager(*args))
-        dlpack_status = binding.gate_status()
+            dlpack_exact &= same_outputs(binding(*args), eager(*args))
+            dlpack_exact &= same_outputs(binding(*args), eager(*args))
+        dlpack_status = DLPACK.gate_status(gate)
     # Bound with functools.partial, so that the host figures carry no Python frame of ours.
     args = make(1.0)
     timed_op, timed_dispatched, timed_eager = (functools.partial(fn, *args) for fn in (op, dispatched, eager))
@@ -206,7 +206,7 @@ def measure(family, shape):
     floor = functools.partial(torch.ops.aten.empty_like.default, args[0])
     calls = {"floor": floor, "op": timed_op, "dispatched": timed_dispatched, "eager": timed_eager}
     if binding:
-        calls["dlpack"] = functools.partial(binding.layer_norm_modulate, *args)
+        calls["dlpack"] = functools.partial(binding, *args)
     host, over_floor = host_us_interleaved(calls)
     (op_host, op_host_best), (eager_host, eager_host_best) = host["op"], host["eager"]
     op_graph, eager_graph = graph_us(timed_op), graph_us(timed_eager)

@@ -1,9 +1,9 @@
 """exactune.torch_dlpack, the torch-free binding, on a GPU against real torch
-(ci/gpu.sh runtime stage): layer_norm_modulate bit-exact with the eager chain
-on every default shape, fused exactly where exactune.torch's op is (the same
-runtime and tables), a token-major x included; CUDA-graph capture and replay
-of a verified signature; calls it must hand to eager (autograd, a tensor
-subclass, CPU tensors) give eager's bits and keep its gate open.
+(ci/gpu.sh runtime stage): its three ops bit-exact with the eager chains on
+every default shape, fused exactly where exactune.torch's ops are (the same
+runtime and tables), a token-major x and out= included; CUDA-graph capture
+and replay of a verified signature; calls it must hand to eager (autograd, a
+tensor subclass, CPU tensors) give eager's bits and keep its gate open.
 """
 
 import pytest
@@ -24,8 +24,9 @@ def eager(x, scale, shift, eps):
 
 @pytest.fixture(autouse=True)
 def open_gates():
-    etd.reset_gate()
-    et.reset_gate()
+    for op in etd.OPS:
+        etd.reset_gate(op)
+        et.reset_gate(op)
     yield
 
 
@@ -67,3 +68,34 @@ def test_calls_for_the_eager_chain_give_its_bits_and_keep_the_gate_open():
     assert same_bits(etd.layer_norm_modulate(*cpu, 1e-6), eager(*cpu, 1e-6))
     status = etd.gate_status()
     assert status["enabled"] and status["verified"] == 0 and status["failures"] == 0, status
+
+
+@pytest.mark.parametrize("shape", default_shapes("qk_head_layer_norm"), ids=lambda s: s["name"])
+def test_qk_default_shapes_bit_exact_and_fused_where_the_op_is(shape):
+    size = (shape["batch"], shape["tokens"], shape["heads"], shape["head_dim"])
+    g = torch.Generator(device="cuda").manual_seed(0)
+    q, k = ((torch.randn(size, generator=g, device="cuda") + 0.5).to(torch.bfloat16) for _ in "qk")
+    want = [torch.nn.functional.layer_norm(t, (size[-1],), eps=shape["eps"]) for t in (q, k)]
+    got = etd.qk_head_layer_norm(q, k, shape["eps"])
+    assert all(same_bits(a, b) for a, b in zip(got, want)), etd.last_variant("qk_head_layer_norm")
+    outs = (torch.empty_like(q), torch.empty_like(k))
+    written = etd.qk_head_layer_norm(q, k, shape["eps"], out=outs)
+    assert all(a is b for a, b in zip(written, outs))
+    assert all(same_bits(a, b) for a, b in zip(outs, want))
+    et.qk_head_layer_norm(q, k, shape["eps"])
+    fused, op_fused = (gates.gate_status("qk_head_layer_norm")["verified"] > 0 for gates in (etd, et))
+    assert fused == op_fused
+
+
+@pytest.mark.parametrize("shape", default_shapes("gated_residual_layer_norm_modulate"), ids=lambda s: s["name"])
+def test_gated_residual_default_shapes_bit_exact_and_fused_where_the_op_is(shape):
+    b, s, d, k = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"]
+    x, projection = inputs(b, s, d, chunks=k)
+    h, _ = inputs(b, s, d, chunks=1, seed=7)
+    shift, scale, gate = (projection[:, i * d:(i + 1) * d] for i in range(3))
+    residual = x + gate[:, None] * h
+    got = etd.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, shape["eps"])
+    assert same_bits(got[0], residual) and same_bits(got[1], eager(residual, scale, shift, shape["eps"]))
+    et.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, shape["eps"])
+    op = "gated_residual_layer_norm_modulate"
+    assert etd.gate_status(op)["verified"] == et.gate_status(op)["verified"], (etd.gate_status(op), et.gate_status(op))
