@@ -229,11 +229,17 @@ for stage in "${stages[@]}"; do
       note "sass: $(grep -c '^==' "$OUT/sass.log") kernels disassembled ($(( $(date +%s) - t0 )) s)"
       ;;
     runtime)
-      # The torch ops against real torch: exactness, layouts, fallbacks, graphs, torch.compile, the gate.
-      timeout "${EXACTUNE_RUNTIME_TIMEOUT:-500}" python3 -m pytest python/tests/gpu -q -p no:cacheprovider -rA \
-        >"$OUT/runtime-tests.log" 2>&1 || status=1
-      note "runtime tests: $(tail -1 "$OUT/runtime-tests.log") ($(( $(date +%s) - t0 )) s)"
-      grep -E "^FAILED|^ERROR|SKIPPED" "$OUT/runtime-tests.log" | head -20
+      # The torch ops against real torch: exactness, layouts, fallbacks, graphs, torch.compile, the gate; with
+      # each binding of exactune.torch (EXACTUNE_TORCH_BINDING: the extension compiled against this torch, and
+      # the torch-free DLPack binding). EXACTUNE_RUNTIME_BINDINGS narrows them.
+      for binding in ${EXACTUNE_RUNTIME_BINDINGS:-extension dlpack}; do
+        t1=$(date +%s)
+        EXACTUNE_TORCH_BINDING=$binding timeout "${EXACTUNE_RUNTIME_TIMEOUT:-500}" python3 -m pytest python/tests/gpu \
+          -q -p no:cacheprovider -rA >"$OUT/runtime-tests-$binding.log" 2>&1 || status=1
+        note "runtime tests, $binding binding: $(tail -1 "$OUT/runtime-tests-$binding.log") ($(( $(date +%s) - t1 )) s)"
+        grep -E "^FAILED|^ERROR|SKIPPED" "$OUT/runtime-tests-$binding.log" | head -20
+        pack
+      done
       ;;
     runtime-bench)
       # runtime.json for reports/<gpu>/runtime.md (python/tools/runtime_report.py writes the page).

@@ -32,7 +32,9 @@ and never raises.
 
 The op library is compiled on first import with torch's extension builder
 (cached under $TORCH_EXTENSIONS_DIR) and linked against the runtime library
-(see exactune._native).
+(see exactune._native). EXACTUNE_TORCH_BINDING=dlpack serves the same ops
+through the torch-free binding instead (exactune.torch_dlpack, registered by
+exactune.dlpack_library; PyTorch 2.10 and later): nothing is compiled.
 """
 
 import hashlib
@@ -84,7 +86,32 @@ def _load_ops():
     )
 
 
-_direct = _load_ops()
+class _DLPackEntries:
+    """The eager entries and gate controls of the torch-free binding (exactune.torch_dlpack), shaped as the
+    extension module's direct entries."""
+
+    def __init__(self):
+        from . import dlpack_library  # noqa: F401  (registers torch.ops.exactune.*)
+        from . import torch_dlpack
+
+        self.binding = torch_dlpack
+        self.layer_norm_modulate = torch_dlpack.layer_norm_modulate
+        self.qk_head_layer_norm = torch_dlpack.qk_head_layer_norm
+        self.gated_residual_layer_norm_modulate = torch_dlpack.gated_residual_layer_norm_modulate
+
+    def layer_norm_modulate_out(self, x, scale, shift, eps, out):
+        return self.binding.layer_norm_modulate(x, scale, shift, eps, out=out)
+
+    def qk_head_layer_norm_out(self, q, k, eps, q_out, k_out):
+        return self.binding.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
+
+
+# EXACTUNE_TORCH_BINDING: "extension" (the default: csrc/, compiled against this torch on first import) or
+# "dlpack" (the torch-free binding, torch 2.10 and later; docs/runtime.md).
+BINDING = os.environ.get("EXACTUNE_TORCH_BINDING", "extension")
+if BINDING not in ("extension", "dlpack"):
+    raise ValueError(f"EXACTUNE_TORCH_BINDING={BINDING}: 'extension' or 'dlpack'")
+_direct = _DLPackEntries() if BINDING == "dlpack" else _load_ops()
 _modulate_op = torch.ops.exactune.layer_norm_modulate
 _qk_op = torch.ops.exactune.qk_head_layer_norm
 _gated_residual_op = torch.ops.exactune.gated_residual_layer_norm_modulate
@@ -129,16 +156,22 @@ def gate_status(op="layer_norm_modulate"):
     """An op's gate: {"enabled": bool, "verified": signatures verified, "unserved": signatures remembered as not
     served, "failures": calls whose fused path failed (each ran eager), "disabled_because": str (a mismatch),
     "last_failure": str}."""
+    if BINDING == "dlpack":
+        return _direct.binding.gate_status(op)
     return json.loads(torch.ops.exactune.gate_status(op))
 
 
 def reset_gate(op="layer_norm_modulate"):
     """Opens an op's gate again with nothing verified: for tests, never for serving."""
+    if BINDING == "dlpack":
+        return _direct.binding.reset_gate(op)
     torch.ops.exactune.gate_reset(op)
 
 
 def last_variant(op="layer_norm_modulate"):
     """"<variant> (<step>)" of the op's last fused launch on this thread ("" before any)."""
+    if BINDING == "dlpack":
+        return _direct.binding.last_variant(op)
     return torch.ops.exactune.last_variant(op)
 
 

@@ -39,15 +39,15 @@ def _rows(t):
     return t[:, None] if t.dim() == 2 else t
 
 
-def _eager_modulate(x, scale, shift, eps, out=None):
+def _eager_modulate(x, scale, shift, eps=1e-6, out=None):
     return F.layer_norm(x, (x.shape[-1],), eps=eps) * (1 + _rows(scale)) + _rows(shift)
 
 
-def _eager_qk(q, k, eps, q_out=None, k_out=None):
+def _eager_qk(q, k, eps=1e-6, q_out=None, k_out=None):
     return F.layer_norm(q, (q.shape[-1],), eps=eps), F.layer_norm(k, (k.shape[-1],), eps=eps)
 
 
-def _eager_gated_residual(x, h, gate, scale, shift, eps):
+def _eager_gated_residual(x, h, gate, scale, shift, eps=1e-6):
     residual = x + _rows(gate) * h
     return residual, _eager_modulate(residual, scale, shift, eps)
 
