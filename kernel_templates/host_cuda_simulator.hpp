@@ -198,25 +198,37 @@ class stack_pool {
     delete set;
     return nullptr;
   }
+  // Keeps the set for the next launch, up to kept_sets idle ones: every guard
+  // page splits a mapping, so a set of 512 stacks costs 1024 of the process's
+  // 65530 memory maps. Beyond that the smallest goes.
   void give_back(stack_set* set) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(set);
-  }
-  // Unmaps the idle sets. Every guard page splits a mapping, so a set of 512
-  // stacks costs 1024 of the process's 65530 memory maps; each loaded kernel
-  // library has its own pool, and a verify run loads hundreds of libraries.
-  void trim() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (stack_set* set : free_) delete set;
-    free_.clear();
+    if (free_.size() > kept_sets) {
+      const auto smallest = std::min_element(
+          free_.begin(), free_.end(), [](const stack_set* a, const stack_set* b) { return a->count() < b->count(); });
+      delete *smallest;
+      free_.erase(smallest);
+    }
   }
 
  private:
+  static constexpr std::size_t kept_sets = 8;
   std::mutex mutex_;
   std::vector<stack_set*> free_;
 };
 
-inline stack_pool& stacks() {
+// One pool for the whole process. Every kernel library carries this header,
+// with hidden visibility; a pool in each would either hold idle stacks in
+// hundreds of libraries at once (a CPU verify loads them all) or map and
+// protect them again at every launch, which it did: two million mprotect
+// calls, most of a CPU verify's time. With default visibility the function's
+// static is a GNU unique symbol, which the dynamic linker binds to one object
+// across all the libraries, RTLD_LOCAL ones included (they then stay loaded
+// until exit, as the CPU backend keeps them anyway). Its layout is this
+// header's, the same in every library of a process: the compile cache keys a
+// library by the templates it includes.
+__attribute__((visibility("default"))) inline stack_pool& stacks() {
   static stack_pool pool;
   return pool;
 }
@@ -648,7 +660,6 @@ inline const char* run_grid(const unsigned grid[3], const unsigned block[3], uns
   }
   run_blocks(job);
   for (std::thread& helper : helpers) helper.join();
-  stacks().trim();
   if (!job.failed) return nullptr;
   std::snprintf(launch_message, sizeof launch_message, "%s", job.message);
   return launch_message;
