@@ -149,30 +149,53 @@ inline void switch_context(execution_context& from, const execution_context& to)
 #endif
 
 // ---- Fiber stacks ------------------------------------------------------------
-// One mapping for all stacks of a worker, each with a guard page below it so
-// that an overflow faults instead of corrupting a neighbour. Pages are only
-// committed when touched; a stack set is reused across the blocks of a launch.
+// One mapping for all stacks of a worker, with one guard page below the
+// lowest; pages are only committed when touched, and a stack set is reused
+// across the blocks of a launch. A guard page under every stack would split
+// the mapping at each one: protecting them was most of a CPU verify's time
+// (2.2 million mprotect calls, docs/harness-speed.md). Instead the lowest
+// bytes of each stack hold a canary band, which a thread running past its
+// stack overwrites before it reaches the stack below; a block checks the
+// bands when it ends and fails, naming the thread, if one changed.
+constexpr std::size_t canary_words = 8;
+constexpr std::uint64_t canary_word = 0xe8a5c7d3f1b29604ull;
+
 class stack_set {
  public:
   explicit stack_set(unsigned count) : count_(count) {
     page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    stride_ = fiber_stack_bytes + page_;
-    void* memory = mmap(nullptr, stride_ * count_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    bytes_ = page_ + std::size_t{count_} * fiber_stack_bytes;
+    void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     base_ = memory == MAP_FAILED ? nullptr : static_cast<char*>(memory);
-    for (unsigned i = 0; base_ && i < count_; ++i) mprotect(base_ + i * stride_, page_, PROT_NONE);
+    if (base_ && mprotect(base_, page_, PROT_NONE) != 0) {
+      munmap(base_, bytes_);
+      base_ = nullptr;
+    }
   }
   stack_set(const stack_set&) = delete;
   stack_set& operator=(const stack_set&) = delete;
   ~stack_set() {
-    if (base_) munmap(base_, stride_ * count_);
+    if (base_) munmap(base_, bytes_);
   }
   bool ok() const { return base_ != nullptr; }
   unsigned count() const { return count_; }
-  char* stack(unsigned i) const { return base_ + i * stride_ + page_; }
+  char* stack(unsigned i) const { return base_ + page_ + std::size_t{i} * fiber_stack_bytes; }
+  // Lays stack i's canary band; and whether it is still whole.
+  void arm(unsigned i) const {
+    auto* band = reinterpret_cast<std::uint64_t*>(stack(i));
+    for (std::size_t w = 0; w < canary_words; ++w) band[w] = canary_word;
+  }
+  bool intact(unsigned i) const {
+    const auto* band = reinterpret_cast<const std::uint64_t*>(stack(i));
+    for (std::size_t w = 0; w < canary_words; ++w) {
+      if (band[w] != canary_word) return false;
+    }
+    return true;
+  }
 
  private:
   unsigned count_;
-  std::size_t page_ = 0, stride_ = 0;
+  std::size_t page_ = 0, bytes_ = 0;
   char* base_ = nullptr;
 };
 
@@ -198,13 +221,14 @@ class stack_pool {
     delete set;
     return nullptr;
   }
-  // Keeps the set for the next launch, up to kept_sets idle ones: every guard
-  // page splits a mapping, so a set of 512 stacks costs 1024 of the process's
-  // 65530 memory maps. Beyond that the smallest goes.
+  // Keeps one idle set, the largest, for the library's next launch: the pages
+  // its stacks touched stay committed, so a launch after it faults in none
+  // again. Each loaded kernel library has its own pool and a verify run loads
+  // hundreds of them: more idle sets would hold their memory all at once.
   void give_back(stack_set* set) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(set);
-    if (free_.size() > kept_sets) {
+    if (free_.size() > 1) {
       const auto smallest = std::min_element(
           free_.begin(), free_.end(), [](const stack_set* a, const stack_set* b) { return a->count() < b->count(); });
       delete *smallest;
@@ -213,22 +237,11 @@ class stack_pool {
   }
 
  private:
-  static constexpr std::size_t kept_sets = 8;
   std::mutex mutex_;
   std::vector<stack_set*> free_;
 };
 
-// One pool for the whole process. Every kernel library carries this header,
-// with hidden visibility; a pool in each would either hold idle stacks in
-// hundreds of libraries at once (a CPU verify loads them all) or map and
-// protect them again at every launch, which it did: two million mprotect
-// calls, most of a CPU verify's time. With default visibility the function's
-// static is a GNU unique symbol, which the dynamic linker binds to one object
-// across all the libraries, RTLD_LOCAL ones included (they then stay loaded
-// until exit, as the CPU backend keeps them anyway). Its layout is this
-// header's, the same in every library of a process: the compile cache keys a
-// library by the templates it includes.
-__attribute__((visibility("default"))) inline stack_pool& stacks() {
+inline stack_pool& stacks() {
   static stack_pool pool;
   return pool;
 }
@@ -417,6 +430,7 @@ inline void block_runner::prepare(uint3 block_idx_value) {
     f.warp = t / full_warp;
     f.lane = t % full_warp;
     start_context(f.context, stacks_->stack(t), fiber_stack_bytes, &block_runner::fiber_main);
+    stacks_->arm(t);
   }
   warps_.assign((threads + full_warp - 1) / full_warp, warp_exchange{});
   for (unsigned w = 0; w < warps_.size(); ++w) {
@@ -488,6 +502,16 @@ inline bool block_runner::run(uint3 block_idx_value) {
   if (finished_ < fibers_.size()) {
     describe_deadlock();
     return false;
+  }
+  for (unsigned t = 0; t < fibers_.size(); ++t) {
+    if (!stacks_->intact(t)) {
+      const uint3 thread = fibers_[t].thread_index;
+      std::snprintf(message_, sizeof message_,
+                    "thread (%u,%u,%u) of block (%u,%u,%u) ran past its %zu-byte stack "
+                    "(EXACTUNE_HOST_FIBER_STACK_BYTES)",
+                    thread.x, thread.y, thread.z, block_idx.x, block_idx.y, block_idx.z, fiber_stack_bytes);
+      return false;
+    }
   }
   return true;
 }

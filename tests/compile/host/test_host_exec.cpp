@@ -52,8 +52,9 @@ CompileRequest ucontext_kernel(const std::string& kernel) {
 const std::vector<std::string> kUcontextKernels = {"rotate_through_shared", "block_sums", "exit_before_barrier"};
 
 const std::vector<std::string> kSemanticsKernels = {
-    "shuffle_probe",     "rotate_through_shared", "record_indices", "exit_before_barrier",
-    "half_warp_shuffle", "partial_mask_shuffle",  "block_sums",     "shuffle_chain",
+    "shuffle_probe",       "rotate_through_shared", "record_indices",
+    "exit_before_barrier", "half_warp_shuffle",     "partial_mask_shuffle",
+    "block_sums",          "shuffle_chain",         "deep_stack",
 };
 
 // An embedded template's kernel beside the test's own files.
@@ -162,6 +163,17 @@ TEST_CASE("threads see their own 3-D thread and block indices", "[host_exec]") {
                                                  got.begin() + static_cast<std::ptrdiff_t>(i + 12));
               REQUIRE(record == std::vector<unsigned>{tx, ty, tz, bx, by, bz, 8, 4, 2, 3, 2, 2});
             }
+}
+
+// Fiber stacks lie side by side with no guard page between them; each one's
+// lowest bytes are a canary band, checked when the block ends.
+TEST_CASE("a thread that runs past its fiber stack is an error naming it", "[host_exec]") {
+  CpuBackend backend(1);
+  DeviceBuffer out(backend, sizeof(int));
+  const std::string overflow =
+      launch_error(backend, "deep_stack", geometry({1, 1, 1}, {2, 1, 1}), device_pointer<int>(out));
+  CHECK(contains(overflow, "deep_stack"));
+  CHECK(contains(overflow, "thread (1,0,0) of block (0,0,0) ran past its 65536-byte stack"));
 }
 
 TEST_CASE("a barrier that can never complete is an error, not a hang", "[host_exec]") {

@@ -58,6 +58,20 @@ __global__ void exit_before_barrier(int* out) {
   out[threadIdx.x] = 1;
 }
 
+// A frame larger than a fiber's whole stack (64 KiB), in a function of its own
+// so that only the thread that calls it moves its stack pointer that far.
+__attribute__((noinline)) int deep_frame() {
+  volatile char frame[72 * 1024];
+  for (int i = 0; i < static_cast<int>(sizeof frame); ++i) frame[i] = static_cast<char>(i);
+  return frame[100];
+}
+
+// Thread 1 runs past its stack into the one below, thread 0's, which has
+// already finished (a host-only kernel: no GPU runs it).
+__global__ void deep_stack(int* out) {
+  if (threadIdx.x == 1) out[0] = deep_frame();
+}
+
 // Half a warp shuffles while the other half has left.
 __global__ void half_warp_shuffle(int* out) {
   if (threadIdx.x % 32 < 16) out[threadIdx.x] = __shfl_down_sync(0xffffffffu, 1, 1);
