@@ -18,8 +18,7 @@ namespace {
 // no contraction into FMAs, no fast-math. -fno-strict-aliasing because CUDA
 // sources reinterpret element pointers as vector types, which nvcc tolerates.
 // Hidden visibility keeps each shared object's runtime (thread_local shared
-// memory) its own; only the launchers are exported, and the fibers' stack
-// pool, which one process shares on purpose (host_cuda_simulator.hpp). -O1: the CPU
+// memory, stack pools) its own; only the launchers are exported. -O1: the CPU
 // runs a few rows per variant, so compile time is what counts (a third less than
 // -O2 for the fused template), and no optimisation level changes a rounding.
 std::vector<std::string> kernel_flags() {
