@@ -34,12 +34,16 @@ The op library is compiled on first import with torch's extension builder
 (cached under $TORCH_EXTENSIONS_DIR) and linked against the runtime library
 (see exactune._native). EXACTUNE_TORCH_BINDING=dlpack serves the same ops
 through the torch-free binding instead (exactune.torch_dlpack, registered by
-exactune.dlpack_library; PyTorch 2.10 and later): nothing is compiled.
+exactune.dlpack_library; PyTorch 2.10 and later): nothing is compiled. By
+default (auto) that binding serves where the extension cannot be compiled (no
+C++ compiler or no CUDA headers) and the binding can.
 """
 
 import hashlib
 import json
 import os
+import shutil
+import sys
 from pathlib import Path
 
 try:
@@ -106,11 +110,45 @@ class _DLPackEntries:
         return self.binding.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
 
 
-# EXACTUNE_TORCH_BINDING: "extension" (the default: csrc/, compiled against this torch on first import) or
-# "dlpack" (the torch-free binding, torch 2.10 and later; docs/runtime.md).
-BINDING = os.environ.get("EXACTUNE_TORCH_BINDING", "extension")
-if BINDING not in ("extension", "dlpack"):
-    raise ValueError(f"EXACTUNE_TORCH_BINDING={BINDING}: 'extension' or 'dlpack'")
+def _extension_cannot_build():
+    """Why this machine cannot compile the extension ("" when it can): it needs a C++ compiler and CUDA's
+    headers."""
+    compiler = (os.environ.get("CXX") or "c++").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C++ compiler ({compiler})"
+    headers = Path(_cuda_include_dir())
+    if not (headers / "cuda_runtime_api.h").is_file():
+        return f"no CUDA headers in {headers}"
+    return ""
+
+
+def _dlpack_binding_present():
+    try:
+        folder = _native.runtime_library().parent
+    except _native.NativeLibraryMissing:
+        return False
+    return hasattr(torch.Tensor, "__dlpack_c_exchange_api__") and any(folder.glob("_exactune_dlpack.*.so"))
+
+
+def _choose_binding():
+    """EXACTUNE_TORCH_BINDING: "extension" (csrc/, compiled against this torch on first import), "dlpack" (the
+    torch-free binding, torch 2.10 and later; docs/runtime.md), or "auto" (the default): the extension, unless
+    this machine cannot compile it and the torch-free binding can serve, which is said once on stderr."""
+    chosen = os.environ.get("EXACTUNE_TORCH_BINDING", "auto")
+    if chosen not in ("auto", "extension", "dlpack"):
+        raise ValueError(f"EXACTUNE_TORCH_BINDING={chosen}: 'auto', 'extension' or 'dlpack'")
+    if chosen != "auto":
+        return chosen
+    why = _extension_cannot_build()
+    if why and _dlpack_binding_present():
+        if os.environ.get("EXACTUNE_LOG") != "0":
+            print(f"exactune: the torch ops use the torch-free binding: {why} to build the extension",
+                  file=sys.stderr)
+        return "dlpack"
+    return "extension"  # a machine that can build neither gets the extension builder's own error
+
+
+BINDING = _choose_binding()
 _direct = _DLPackEntries() if BINDING == "dlpack" else _load_ops()
 _modulate_op = torch.ops.exactune.layer_norm_modulate
 _qk_op = torch.ops.exactune.qk_head_layer_norm
