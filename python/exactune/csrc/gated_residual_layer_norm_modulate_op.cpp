@@ -13,6 +13,7 @@
 #include <torch/extension.h>
 #include <torch/library.h>
 
+#include <array>
 #include <optional>
 #include <stdexcept>
 
@@ -35,24 +36,30 @@ TensorPair eager_gated_residual_layer_norm_modulate(const at::Tensor& x, const a
   return {residual, eager_layer_norm_modulate(residual, scale, shift, eps)};
 }
 
-std::optional<TensorPair> fused_gated_residual_layer_norm_modulate(const at::Tensor& x, const at::Tensor& h,
-                                                                   const at::Tensor& gate, const at::Tensor& scale,
-                                                                   const at::Tensor& shift, double eps) {
-  if (!x.is_contiguous() || h.sizes() != x.sizes() || !h.is_contiguous() || h.scalar_type() != at::kBFloat16 ||
-      h.device() != x.device()) {
+// The layouts of x, h, gate, scale and shift, read once a call (the signature's too).
+using GatedLayouts = std::array<TensorLayout, 5>;
+
+std::optional<TensorPair> fused_gated_residual_layer_norm_modulate(const at::Tensor& x, const GatedLayouts& layouts,
+                                                                   double eps) {
+  const auto& [x_layout, h_layout, gate_layout, scale_layout, shift_layout] = layouts;
+  if (!x_layout.contiguous() || h_layout.ndim != 3 || !h_layout.contiguous() || !h_layout.bf16 ||
+      h_layout.device != x_layout.device) {
     return std::nullopt;
   }
-  const TensorLayout x_layout = layout_of(x);
-  const std::optional<ModulationRows> rows = modulation_rows(x_layout, layout_of(scale), layout_of(shift));
+  for (int d = 0; d < 3; ++d) {
+    if (h_layout.shape[d] != x_layout.shape[d]) return std::nullopt;
+  }
+  const std::optional<ModulationRows> rows = modulation_rows(x_layout, scale_layout, shift_layout);
   if (!rows) return std::nullopt;
-  const std::optional<std::int64_t> gate_row_stride = modulation_row_stride(layout_of(gate), x_layout, rows->per_token);
+  const std::optional<std::int64_t> gate_row_stride = modulation_row_stride(gate_layout, x_layout, rows->per_token);
   if (!gate_row_stride) return std::nullopt;
   at::Tensor residual = new_output(x);
   at::Tensor y = new_output(x);
   exactune_gated_residual_layer_norm_modulate_args args{};
-  args.modulate = modulate_args(x, scale, shift, *rows, eps, y);
-  args.h = h.data_ptr();
-  args.gate = gate.data_ptr();
+  args.modulate = modulate_args(x_layout, scale_layout, shift_layout, *rows, eps, y.data_ptr());
+  args.modulate.stream = stream_of(x);
+  args.h = h_layout.data;
+  args.gate = gate_layout.data;
   args.gate_row_stride = *gate_row_stride;
   args.residual = residual.data_ptr();
   const int status = exactune_gated_residual_layer_norm_modulate(&args);
@@ -64,12 +71,13 @@ std::optional<TensorPair> fused_gated_residual_layer_norm_modulate(const at::Ten
 TensorPair gated_residual_layer_norm_modulate_cuda(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
                                                    const at::Tensor& scale, const at::Tensor& shift, double eps) {
   const c10::cuda::CUDAGuard device(x.device());
+  const GatedLayouts layouts{layout_of(x), layout_of(h), layout_of(gate), layout_of(scale), layout_of(shift)};
   Signature signature;
-  for (const at::Tensor* t : {&x, &h, &gate, &scale, &shift}) signature.add(layout_of(*t));
+  for (const TensorLayout& t : layouts) signature.add(t);
   signature.add_real(eps);
   if (signature.overflowed) return eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps);
   return gated_residual_gate().call(
-      signature, capturing, [&] { return fused_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps); },
+      signature, capturing, [&] { return fused_gated_residual_layer_norm_modulate(x, layouts, eps); },
       [&] { return eager_gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps); },
       [](const TensorPair& fused, const TensorPair& eager) {
         return first_mismatch_of_pair(fused, eager, "gated_residual_layer_norm_modulate (residual)",

@@ -31,16 +31,22 @@ const char* last_modulate_variant() {
                                     : exactune_layer_norm_modulate_last_variant();
 }
 
-std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale,
-                                                    const at::Tensor& shift, double eps, const at::Tensor* into) {
-  const TensorLayout x_layout = layout_of(x);
-  const std::optional<ModulationRows> rows = modulation_rows(x_layout, layout_of(scale), layout_of(shift));
+// x, scale and shift with their layouts, read once a call (the signature's too).
+struct ModulateInputs {
+  const at::Tensor &x, &scale, &shift;
+  TensorLayout x_layout, scale_layout, shift_layout;
+};
+
+std::optional<at::Tensor> fused_layer_norm_modulate(const ModulateInputs& in, double eps, const at::Tensor* into) {
+  const std::optional<ModulationRows> rows = modulation_rows(in.x_layout, in.scale_layout, in.shift_layout);
   if (!rows) return std::nullopt;
-  at::Tensor out = output_into(x, into, {&x, &scale, &shift});
-  const exactune_layer_norm_modulate_args args = modulate_args(x, scale, shift, *rows, eps, out);
+  at::Tensor out = output_into(in.x, into, {&in.x, &in.scale, &in.shift});
+  exactune_layer_norm_modulate_args args =
+      modulate_args(in.x_layout, in.scale_layout, in.shift_layout, *rows, eps, out.data_ptr());
+  args.stream = stream_of(in.x);
   // A token-major x goes to the family that reads it in place; any other
   // layout to the contiguous one, which serves it only when contiguous.
-  const bool token_major = torch_ops::token_major(x_layout, *rows);
+  const bool token_major = torch_ops::token_major(in.x_layout, *rows);
   const int status =
       token_major ? exactune_layer_norm_modulate_token_major(&args) : exactune_layer_norm_modulate(&args);
   if (status == EXACTUNE_NOT_SERVED) return std::nullopt;
@@ -54,13 +60,14 @@ std::optional<at::Tensor> fused_layer_norm_modulate(const at::Tensor& x, const a
 at::Tensor gated_layer_norm_modulate(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double eps,
                                      const at::Tensor* into) {
   const c10::cuda::CUDAGuard device(x.device());
+  const ModulateInputs in{x, scale, shift, layout_of(x), layout_of(scale), layout_of(shift)};
   Signature signature;
-  for (const at::Tensor* t : {&x, &scale, &shift}) signature.add(layout_of(*t));
+  for (const TensorLayout* t : {&in.x_layout, &in.scale_layout, &in.shift_layout}) signature.add(*t);
   if (into) signature.add(layout_of(*into));
   signature.add_real(eps);
   if (signature.overflowed) return eager_layer_norm_modulate(x, scale, shift, eps);
   return modulate_gate().call(
-      signature, capturing, [&] { return fused_layer_norm_modulate(x, scale, shift, eps, into); },
+      signature, capturing, [&] { return fused_layer_norm_modulate(in, eps, into); },
       [&] { return eager_layer_norm_modulate(x, scale, shift, eps); },
       [](const at::Tensor& fused, const at::Tensor& eager) {
         return first_mismatch(fused, eager, "layer_norm_modulate", last_modulate_variant());
