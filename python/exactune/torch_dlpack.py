@@ -99,15 +99,16 @@ _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
 
 
-def _direct(tensors):
-    """Whether the module may take a call: nothing the dispatcher must see."""
-    return not (_is_compiling() or _key_included(_python_key)
-                or (_grad_enabled() and any(t.requires_grad for t in tensors)))
+def _dispatcher_must_see():
+    """Tracing, or a Python mode: such calls run the eager chain. (Each op asks, and then whether an input wants
+    autograd, inline: no tuple or generator on the hot path.)"""
+    return _is_compiling() or _key_included(_python_key)
 
 
 def layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None):
     """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit; written into `out` when given."""
-    if _direct((x, scale, shift)):
+    if not (_dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or scale.requires_grad
+                                                             or shift.requires_grad))):
         result = _module.layer_norm_modulate(x, scale, shift, eps) if out is None else \
             _module.layer_norm_modulate(x, scale, shift, eps, out)
         if result is not NotImplemented:
@@ -120,7 +121,7 @@ def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
     """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit; written into the
     (q_out, k_out) pair `out` when given."""
     result = NotImplemented
-    if _direct((q, k)):
+    if not (_dispatcher_must_see() or (_grad_enabled() and (q.requires_grad or k.requires_grad))):
         result = _module.qk_head_layer_norm(q, k, eps) if out is None else _module.qk_head_layer_norm(q, k, eps, *out)
     if result is NotImplemented:
         result = _eager_qk(q, k, eps)
@@ -131,7 +132,8 @@ def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
 
 def gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6):
     """(r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h, bit for bit."""
-    if _direct((x, h, gate, scale, shift)):
+    if not (_dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or h.requires_grad or gate.requires_grad
+                                                             or scale.requires_grad or shift.requires_grad))):
         result = _module.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
         if result is not NotImplemented:
             return result
