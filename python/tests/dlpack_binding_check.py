@@ -8,8 +8,11 @@ problem of each op goes through that op's gate to the runtime (which, with no
 GPU here, does not launch), and the call gets the eager chain's result, called
 with the call's own arguments, with every output it allocated released.
 
-EXACTUNE_DLPACK_MODULE names the built module (ctest sets it where Python's
-development headers let CMake build it)."""
+EXACTUNE_DLPACK_MODULE names the built module: ctest's python_dlpack_binding,
+registered where Python's development headers let CMake build it, sets it and
+runs this file (the name keeps it out of python_package's discovery).
+
+    EXACTUNE_DLPACK_MODULE=build/_exactune_dlpack.<abi>.so python3 python/tests/dlpack_binding_check.py"""
 
 import ctypes
 import importlib.machinery
@@ -17,7 +20,7 @@ import importlib.util
 import os
 import unittest
 
-MODULE = os.environ.get("EXACTUNE_DLPACK_MODULE")
+MODULE = os.environ.get("EXACTUNE_DLPACK_MODULE", "")
 
 
 class Version(ctypes.Structure):
@@ -148,10 +151,10 @@ def capsule(address, name):
     return new_capsule(address, name, None)
 
 
-@unittest.skipUnless(MODULE, "EXACTUNE_DLPACK_MODULE is not set: the torch-free binding was not built here")
 class DLPackBindingTest(unittest.TestCase):
     # One test, in order: the module's state (the framework it serves, its gates) lives as long as the process.
     def test_init_bind_then_each_route(self):
+        self.assertTrue(os.path.isfile(MODULE), f"EXACTUNE_DLPACK_MODULE={MODULE!r} must name the built module")
         module = load_module()
         with self.assertRaisesRegex(RuntimeError, r"init\(\) was not called"):
             module.layer_norm_modulate(1, 2, 3, 1e-6)
