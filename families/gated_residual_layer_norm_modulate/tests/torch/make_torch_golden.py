@@ -16,6 +16,7 @@ its helpers are used here, not copied).
 import argparse
 import importlib.util
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -30,6 +31,9 @@ _spec.loader.exec_module(_golden)
 append_parts, rsqrt_windows, u16, u32, write_golden = (
     _golden.append_parts, _golden.rsqrt_windows, _golden.u16, _golden.u32, _golden.write_golden)
 
+sys.path.insert(0, os.path.dirname(__file__))
+from gated_inputs import EMBEDDING_ROWS, GATE_ROW, SCALE_ROW, SHIFT_ROW, make_inputs  # noqa: E402
+
 HIDDEN_SIZES = [72, 1536, 2240, 3072, 5120]
 # (name, amplitude, offset, eps): x ~ offset + amplitude * (N(0, 1) + mu_row), h ~ amplitude * N(0, 1)
 AMPLITUDES = [
@@ -39,21 +43,6 @@ AMPLITUDES = [
     ("a100_e1e-2", 100.0, 0.0, 1e-2),
 ]
 BATCH, TOKENS = 2, 2
-EMBEDDING_ROWS, SHIFT_ROW, SCALE_ROW, GATE_ROW = 6, 0, 1, 2
-
-
-def make_inputs(hidden, amplitude, offset, seed):
-    g = torch.Generator().manual_seed(seed)
-    mu = torch.rand(BATCH, TOKENS, 1, generator=g) * 2 - 1
-    x = (offset + amplitude * (torch.randn(BATCH, TOKENS, hidden, generator=g) + mu)).to(torch.bfloat16)
-    h = (amplitude * torch.randn(BATCH, TOKENS, hidden, generator=g)).to(torch.bfloat16)
-    emb = (torch.rand(BATCH, EMBEDDING_ROWS, hidden, generator=g) * 2 - 1).to(torch.bfloat16)
-    special = torch.tensor([-1.0, 0.0, 1.0, -0.0], dtype=torch.bfloat16)
-    cols = torch.arange(0, hidden, 7)
-    emb[:, SCALE_ROW, cols] = special[(cols // 7) % 4]  # 1 + scale = 0, 1, 2, 1
-    cols = torch.arange(0, hidden, 5)
-    emb[:, GATE_ROW, cols] = special[(cols // 5) % 4]  # gate * h = -h, 0, h, -0
-    return x.cuda(), h.cuda(), emb.cuda()
 
 
 def eager_chain(x, h, emb, eps):
@@ -76,7 +65,7 @@ def main():
     cases = []
     for hidden in HIDDEN_SIZES:
         for index, (name, amplitude, offset, eps) in enumerate(AMPLITUDES):
-            x, h, emb = make_inputs(hidden, amplitude, offset, seed=hidden * 100 + index)
+            x, h, emb = make_inputs(BATCH, TOKENS, hidden, amplitude, hidden * 100 + index, offset)
             r, out, mean, rstd = eager_chain(x, h, emb, eps)
             windows = rsqrt_windows(rstd.reshape(-1))
             offset_bytes = len(blob)

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "layer_norm_modulate", "tests", "torch"))
 from modulate_problem import Problem, bits16, check, mismatch_report, open_capi  # noqa: E402
 
-EMBEDDING_ROWS, SHIFT_ROW, SCALE_ROW, GATE_ROW = 6, 0, 1, 2
+from gated_inputs import EMBEDDING_ROWS, GATE_ROW, SCALE_ROW, SHIFT_ROW, make_inputs  # noqa: E402
 
 
 class GatedProblem(ctypes.Structure):
@@ -40,20 +40,6 @@ def capi():
               lib.exactune_gated_residual_run_variant):
         f.restype = ctypes.c_int
     return lib
-
-
-def make_inputs(batch, tokens, hidden, amplitude, seed, offset=0.0):
-    g = torch.Generator().manual_seed(seed)
-    mu = torch.rand(batch, tokens, 1, generator=g) * 2 - 1
-    x = (offset + amplitude * (torch.randn(batch, tokens, hidden, generator=g) + mu)).to(torch.bfloat16)
-    h = (amplitude * torch.randn(batch, tokens, hidden, generator=g)).to(torch.bfloat16)
-    emb = (torch.rand(batch, EMBEDDING_ROWS, hidden, generator=g) * 2 - 1).to(torch.bfloat16)
-    special = torch.tensor([-1.0, 0.0, 1.0, -0.0], dtype=torch.bfloat16)
-    cols = torch.arange(0, hidden, 7)
-    emb[:, SCALE_ROW, cols] = special[(cols // 7) % 4]
-    cols = torch.arange(0, hidden, 5)
-    emb[:, GATE_ROW, cols] = special[(cols // 5) % 4]
-    return x.cuda(), h.cuda(), emb.cuda()
 
 
 def row(emb, k):
