@@ -114,36 +114,39 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 2.819 us on edge-37tok-d2240; runner-up
-    // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent -0.29%; shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, 275, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
-    // hidden 2240, rows > 275: 9.092 us on sana-1024px; runner-up
-    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent +0.09%
+    // hidden 2240, rows <= 275: 2.806 us on edge-37tok-d2240; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent -0.15%; shared by the size's
+    // buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, 275, {4, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent"},
+     {4, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent"}},
+    // hidden 2240, rows > 275: 9.133 us on sana-1024px; runner-up
+    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -0.16%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, -1, {2, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent"},
      {2, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent"}},
-    // hidden 3072, rows <= 64: 2.216 us on edge-1tok-d3072; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +5.48%; shared by the size's
-    // buckets
+    // hidden 3072, rows <= 64: 2.139 us on edge-1tok-d3072; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +5.39%; shared by the size's buckets
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 3072, rows 65..4344: 18.978 us on flux1-1024px-image; runner-up
+    // hidden 3072, rows 65..4344: 18.905 us on flux1-1024px-image; runner-up
     // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -1.27%
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"},
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 4344, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
+    // hidden 3072, rows 4345..11211: 20.598 us on flux1-1024px-joint; runner-up
+    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent +2.36%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 11211, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"},
      {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"}},
-    // hidden 3072, rows > 4344: 21.473 us on flux1-1024px-joint; runner-up
-    // w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent -4.04%; shared by the size's
-    // buckets
+    // hidden 3072, rows > 11211: 217.282 us on per-token-27280tok-d3072; runner-up
+    // w16_r4_predicated_v8_registers_fold_early_bf16x2_full -0.31%; shared by the size's buckets
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 4096, rows <= 1570: 5.718 us on edge-301tok-d4096; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_full -4.35%; shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
-    // hidden 4096, rows > 1570: 24.182 us on glm-image; runner-up
-    // w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent +1.81%
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, -1, {4, 2, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent"},
-     {4, 2, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent"}},
+    // hidden 4096, rows <= 1570: 5.467 us on edge-301tok-d4096; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +3.34%; shared by the size's buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 4096, rows > 1570: 25.212 us on glm-image; runner-up
+    // w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent -4.14%; shared by the size's buckets
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
     // NVIDIA H200 (sm_90, 132 SMs)
     // hidden 2240, rows <= 275: 2.607 us on edge-37tok-d2240; runner-up
     // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.08%
@@ -179,8 +182,8 @@ inline constexpr Entry kTable[] = {
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, true,
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132, false,
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
@@ -194,12 +197,12 @@ inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2
 // sizes alone.
 inline constexpr VerifiedSizes kVerified[] = {
     // exact in the sweep on NVIDIA H100 80GB HBM3
-    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
     {"w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
     {"w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
-    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
-    {"w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
     // exact in the sweep on NVIDIA H200
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
     {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
@@ -832,3 +835,256 @@ constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_mino
 }
 
 }  // namespace exactune_heuristics::layer_norm_modulate_token_major
+
+// The launch configuration of the fused kernel gated_residual_layer_norm_modulate: gated residual +
+// LayerNorm (no affine) + adaLN modulate, bf16: r = x + gate * h, out = LN(r) * (1 + scale) +
+// shift, both bit-exact with torch 2.11's eager ops. Chosen by exactune among the variants proven
+// bit-exact, from timings on NVIDIA H100 80GB HBM3 (sm_90, 132 SMs). Self-contained C++17, for C++
+// and the host side of CUDA code; each family has a namespace of its own, so that several can be
+// included together.
+//
+// Use: exactune_heuristics::gated_residual_layer_norm_modulate::select(device_name, cc_major,
+// cc_minor, sm_count, hidden, rows, alignment), where device_name is the GPU's name as the CUDA
+// driver reports it (nullptr or "" when unknown), hidden the size the variants are specialised for,
+// rows the number of rows of hidden elements one call processes and alignment that of the call's
+// data (below). It finds the device by rule 1 and answers by the first of rules 2 to 4 that
+// applies:
+// 1. The device: the one whose name is the GPU's name (as the CUDA driver reports it) exactly; else
+// the first, in the order listed, with the GPU's compute capability and SM count; else the first
+// with its compute capability; else none.
+// 2. On a device found by its name or by its compute capability and SM count, at a size of its
+// table (hidden): the bucket that holds the row count. A size's buckets ascend by max_rows; the
+// last has none and holds every larger count.
+// 3. On a device found (at a size without a table, by its compute capability alone, or where rule 2
+// did not answer): that device's default.
+// 4. No device, or rules 2 and 3 did not answer: the global default,
+// w4_r1_predicated_v8_reload_rcp_late_f32_full, aten's own launch shape (4 warps, one row per CTA,
+// 8-byte loads), valid for every hidden % 4 == 0.
+// Each of rules 2 to 4 answers with its configuration narrowed for the problem: where its
+// vector_bytes is 16 and hidden % 8 != 0 or alignment % 16 != 0 (16-byte loads need 16-byte aligned
+// rows), the same configuration with vector_bytes 8; and only where that configuration was verified
+// bit-exact at the hidden for the device found (the verified list: a tuned choice at its own
+// hidden, exact in the sweep of its GPU; a default or narrowed form at the hiddens of the record
+// exactune verify-defaults made on that GPU, or, for a GPU without one of its own and where no
+// device is found, of the host's record). Where it was not, the next rule answers.
+// 5. No rule answers, or alignment is below 8: no configuration (the header's kEagerPath, whose
+// variant is nullptr; null in JSON): run the framework's chain. alignment is the largest power of
+// two (at most 16) that divides every input and output address and row stride in bytes; below 8,
+// the framework's own kernel is not the one these variants reproduce.
+
+namespace exactune_heuristics::gated_residual_layer_norm_modulate {
+
+// how the last, partial chunk of a row is masked: every chunk guarded (predicated) or full chunks
+// unguarded and the partial one resolved at compile time (peeled)
+enum class Tail { predicated, peeled };
+// where the second pass reads x: again from memory (reload) or from registers
+enum class Pass2 { reload, registers };
+// Welford's 1/count: computed from the counts carried with the data at each push and combine (rcp),
+// or derived from the lane and hidden size, folded at compile time where constant and off the
+// critical path elsewhere (fold)
+enum class Counts { rcp, fold };
+// when scale and shift are loaded: in pass 2 (late) or with x in pass 1, held in registers across
+// the reduction (early)
+enum class Modulation { late, early };
+// the chain after the statistics: float32 steps each rounded to bf16 (f32), or its three bf16 steps
+// as packed bf16x2 instructions that round once (bf16x2)
+enum class Elementwise { f32, bf16x2 };
+// one CTA per group of rows (full), or as many CTAs as the GPU holds at once, each looping over row
+// groups and loading the next group's x while it reduces and writes the current one (persistent;
+// needs pass2 registers)
+enum class Grid { full, persistent };
+
+// One variant of the kernel: a value per axis, and exactune's name for it.
+struct LaunchConfig {
+  int num_warps;  // warps per CTA
+  int rows_per_cta;  // rows one CTA normalises at once
+  Tail tail;
+  int vector_bytes;  // bytes per load and store (4 or 8 bf16)
+  Pass2 pass2;
+  Counts counts;
+  Modulation modulation;
+  Elementwise elementwise;
+  Grid grid;
+  const char* variant;
+};
+
+// One bucket of one GPU's table: at `hidden`, rows up to max_rows (-1: no bound).
+struct Entry {
+  const char* device_name;  // as the CUDA driver names the GPU
+  int cc_major;
+  int cc_minor;
+  int sm_count;
+  int hidden;
+  long long max_rows;
+  LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
+};
+
+// A GPU's default: for its sizes without a table, and for other GPUs of its
+// architecture.
+struct ArchDefault {
+  const char* device_name;
+  int cc_major;
+  int cc_minor;
+  int sm_count;     // of the GPU it was measured on
+  bool own_record;  // its defaults were verified on it: only evidence for it serves it
+  LaunchConfig config;
+  LaunchConfig config_vector_bytes_8;  // the same with vector_bytes 8, where hidden % 8 != 0 or alignment % 16 != 0
+};
+
+// A variant proven bit-exact at `hidden` = first, first + step, ..., last,
+// for the problems select() answers from device `device_name`'s table, or
+// (nullptr: the host's record) from any device without a record of its own,
+// or from none.
+struct VerifiedSizes {
+  const char* variant;
+  int first;
+  int last;
+  int step;
+  const char* device_name;
+};
+
+// Every device's buckets, device by device.
+inline constexpr Entry kTable[] = {
+    // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
+    // hidden 72, every row count: 2.41 us on edge-37tok-d72; runner-up
+    // w4_r4_peeled_v8_registers_rcp_early_bf16x2_full -1.03%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 72, -1, {2, 2, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w2_r2_peeled_v8_registers_rcp_early_bf16x2_full"},
+     {2, 2, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w2_r2_peeled_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 1536, every row count: 35.59 us on sd3-1024px; runner-up
+    // w8_r2_predicated_v8_registers_fold_early_bf16x2_full -0.07%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1536, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+    // hidden 2240, every row count: 14.697 us on sana-1024px; runner-up
+    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_full -0.08%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, -1, {2, 1, Tail::peeled, 16, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_peeled_v16_registers_rcp_late_bf16x2_full"},
+     {2, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::full, "w2_r1_peeled_v8_registers_rcp_late_bf16x2_full"}},
+    // hidden 3072, every row count: 35.59 us on flux1-1024px-image; runner-up
+    // w2_r1_predicated_v16_registers_rcp_late_bf16x2_full +0.12%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+    // hidden 5120, every row count: 449.848 us on d5120-32760tok; runner-up
+    // w8_r2_predicated_v8_registers_rcp_early_bf16x2_full -0.52%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 5120, -1, {16, 4, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w16_r4_predicated_v8_reload_fold_early_bf16x2_full"},
+     {16, 4, Tail::predicated, 8, Pass2::reload, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w16_r4_predicated_v8_reload_fold_early_bf16x2_full"}},
+};
+
+// The configuration chosen most often on each device, in the order rule 1 tries them.
+inline constexpr ArchDefault kArchDefaults[] = {
+    // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, true,
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_fold_early_bf16x2_full"}},
+};
+
+// Rule 4, the global default: aten's own launch shape (4 warps, one row per CTA, 8-byte loads),
+// valid for every hidden % 4 == 0.
+inline constexpr LaunchConfig kGlobalDefault = {4, 1, Tail::predicated, 8, Pass2::reload, Counts::rcp, Modulation::late, Elementwise::f32, Grid::full, "w4_r1_predicated_v8_reload_rcp_late_f32_full"};
+// Every (variant, hidden) proven bit-exact: the only configurations select() returns, each at these
+// sizes alone.
+inline constexpr VerifiedSizes kVerified[] = {
+    // exact in the sweep on NVIDIA H100 80GB HBM3
+    {"w2_r2_peeled_v8_registers_rcp_early_bf16x2_full", 72, 72, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 1536, 1536, 1, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r1_peeled_v16_registers_rcp_late_bf16x2_full", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+    {"w16_r4_predicated_v8_reload_fold_early_bf16x2_full", 5120, 5120, 1, "NVIDIA H100 80GB HBM3"},
+    // exact on NVIDIA H100 80GB HBM3 (sm_90) (exactune verify-defaults --family
+    // gated_residual_layer_norm_modulate --gpu-rows 66)
+    {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4, "NVIDIA H100 80GB HBM3"},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 4, 5120, 4, "NVIDIA H100 80GB HBM3"},
+    {"w2_r1_peeled_v8_registers_rcp_late_bf16x2_full", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+};
+
+// What select() answers where no verified configuration applies: no configuration, run the framework's
+// chain.
+inline constexpr LaunchConfig kEagerPath{};
+constexpr bool runs_eager(const LaunchConfig& c) { return c.variant == nullptr; }
+
+// Whether two device names are the same text; a null name equals none.
+constexpr bool same_name(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return false;
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// The device select() answers from (none: nullptr), and whether its table
+// applies: found by name or by compute capability and SM count, not by
+// compute capability alone.
+struct FoundDevice {
+  const ArchDefault* device;
+  bool table_applies;
+};
+
+constexpr FoundDevice find_device(const char* device_name, int cc_major, int cc_minor, int sm_count) {
+  for (const ArchDefault& d : kArchDefaults) {
+    if (same_name(d.device_name, device_name)) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor && d.sm_count == sm_count) return {&d, true};
+  }
+  for (const ArchDefault& d : kArchDefaults) {
+    if (d.cc_major == cc_major && d.cc_minor == cc_minor) return {&d, false};
+  }
+  return {nullptr, false};
+}
+
+// Whether `c` was proven bit-exact at this hidden for the problems of
+// `device` (the one find_device found; nullptr: none): by evidence for that
+// device, or, where it has no record of its own, by the host's record.
+constexpr bool verified(const LaunchConfig& c, int hidden, const ArchDefault* device) {
+  for (const VerifiedSizes& v : kVerified) {
+    const bool applies = v.device_name == nullptr ? device == nullptr || !device->own_record
+                                                  : device != nullptr && same_name(v.device_name, device->device_name);
+    if (applies && same_name(v.variant, c.variant) && hidden >= v.first && hidden <= v.last &&
+        (hidden - v.first) % v.step == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the size and the data let `c` run: none of the narrowing conditions holds for it.
+constexpr bool fits(const LaunchConfig& c, int hidden, int alignment) {
+  if (c.vector_bytes == 16 && (hidden % 8 != 0 || alignment % 16 != 0)) return false;
+  return true;
+}
+
+// A choice (a bucket or a device default) narrowed for the problem, where that
+// configuration was verified at the hidden; else its narrowed forms, where they fit and were verified; else
+// kEagerPath: see the rules above.
+template <class Choice>
+constexpr LaunchConfig answer(const Choice& c, int hidden, int alignment, const ArchDefault* device) {
+  if (fits(c.config, hidden, alignment) && verified(c.config, hidden, device)) return c.config;
+  if (fits(c.config_vector_bytes_8, hidden, alignment) && verified(c.config_vector_bytes_8, hidden, device)) return c.config_vector_bytes_8;
+  return kEagerPath;
+}
+
+// The launch configuration, or kEagerPath (runs_eager): run the framework's chain.
+constexpr LaunchConfig select(const char* device_name, int cc_major, int cc_minor, int sm_count, int hidden,
+                              long long rows, int alignment) {
+  if (alignment % 8 != 0) return kEagerPath;  // 5.
+  const FoundDevice found = find_device(device_name, cc_major, cc_minor, sm_count);  // 1.
+  if (found.device != nullptr) {
+    const ArchDefault& d = *found.device;
+    for (const Entry& e : kTable) {  // 2.
+      const bool tuned = found.table_applies && same_name(e.device_name, d.device_name) && e.hidden == hidden;
+      if (tuned && (e.max_rows < 0 || rows <= e.max_rows)) {
+        const LaunchConfig c = answer(e, hidden, alignment, &d);
+        if (!runs_eager(c)) return c;
+        break;
+      }
+    }
+    const LaunchConfig c = answer(d, hidden, alignment, &d);  // 3.
+    if (!runs_eager(c)) return c;
+  }
+  if (fits(kGlobalDefault, hidden, alignment) && verified(kGlobalDefault, hidden, found.device)) {
+    return kGlobalDefault;  // 4.
+  }
+  return kEagerPath;  // 5.
+}
+
+}  // namespace exactune_heuristics::gated_residual_layer_norm_modulate
