@@ -159,6 +159,11 @@ inline constexpr VerifiedSizes kVerified[] = {
     {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4, "NVIDIA H100 80GB HBM3"},
     {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 4, 5120, 4, "NVIDIA H100 80GB HBM3"},
     {"w2_r1_peeled_v8_registers_rcp_late_bf16x2_full", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
+    // exact on host (exactune verify-defaults --family gated_residual_layer_norm_modulate --cpu
+    // --rows 5)
+    {"w4_r1_predicated_v8_reload_rcp_late_f32_full", 4, 8192, 4, nullptr},
+    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_full", 4, 5120, 4, nullptr},
+    {"w2_r1_peeled_v8_registers_rcp_late_bf16x2_full", 2240, 2240, 1, nullptr},
 };
 
 // What select() answers where no verified configuration applies: no configuration, run the framework's
