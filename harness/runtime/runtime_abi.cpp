@@ -70,7 +70,9 @@ int exactune_runtime_candidates(const char* family, const char* device_name, int
         resolve_device(*table, DeviceIdentity{device_name, cc_major, cc_minor, sm_count});
     std::string out = fmt::format("device\t{}\n", resolution.describe());
     for (const TableCandidate& c : table_candidates(*table, resolution, static_cast<int>(size), rows)) {
-      out += fmt::format("{}\t{}\n", c.variant, step_name(c.step));
+      // The runtime launches only what is proven on this GPU at this size: say which candidates are.
+      const bool verified = table->verified_at(c.variant, static_cast<int>(size), resolution.device);
+      out += fmt::format("{}\t{}\t{}\n", c.variant, step_name(c.step), verified ? "verified" : "unverified");
     }
     if (out.size() + 1 > capacity) throw input_error(fmt::format("text needs {} bytes", out.size() + 1));
     std::memcpy(text, out.c_str(), out.size() + 1);

@@ -36,8 +36,10 @@ const char* exactune_runtime_last_error(void);
 /* Which variants the tables offer `family` on a GPU of this name, compute
  * capability and SM count, at `size` (the family's size parameter) and `rows`:
  * a first line "device<TAB><how the device was resolved>", then one line
- * "<variant><TAB><step>" per candidate, best first (the runtime launches the
- * first that can take the caller's data). Needs no GPU. A size the family
+ * "<variant><TAB><step><TAB><verified|unverified>" per candidate, best first:
+ * the runtime launches the first that is verified on that GPU at that size
+ * (a tuned pair, or a record of verified defaults) and can take the caller's
+ * data, and runs none that is unverified. Needs no GPU. A size the family
  * does not serve is EXACTUNE_NOT_SERVED, with the reason. */
 int exactune_runtime_candidates(const char* family, const char* device_name, int cc_major, int cc_minor, int sm_count,
                                 int64_t size, int64_t rows, char* text, size_t capacity);

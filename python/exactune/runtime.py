@@ -6,10 +6,11 @@ loads kernels from instead of compiling them. Needs no GPU.
 
 import ctypes
 import functools
+from typing import NamedTuple
 
 from . import _native
 
-__all__ = ["candidates", "kernel_export", "STATUS_NAMES"]
+__all__ = ["Candidate", "candidates", "kernel_export", "STATUS_NAMES"]
 
 STATUS_NAMES = {0: "EXACTUNE_OK", 1: "EXACTUNE_NOT_SERVED", 2: "EXACTUNE_INVALID_ARGUMENT", 3: "EXACTUNE_ERROR"}
 
@@ -26,8 +27,17 @@ def _library():
     return lib
 
 
+class Candidate(NamedTuple):
+    """One variant the tables offer: its step of the fallback chain ("tuned bucket", "device default", ...), and
+    whether it is verified on that GPU at that size; the runtime never launches an unverified one."""
+    variant: str
+    step: str
+    verified: bool
+
+
 def candidates(family, device_name, cc_major, cc_minor, sm_count, size, rows):
-    """(how the device was resolved, [(variant, step), ...]) for these inputs.
+    """(how the device was resolved, [Candidate, ...] best first) for these inputs: the runtime launches the
+    first verified one that can take the caller's data.
 
     Raises RuntimeError with the runtime's reason when it cannot answer (an
     unknown family, bad arguments, unreadable tables)."""
@@ -39,7 +49,11 @@ def candidates(family, device_name, cc_major, cc_minor, sm_count, size, rows):
         raise RuntimeError(f"{STATUS_NAMES.get(status, status)}: {lib.exactune_runtime_last_error().decode()}")
     lines = text.value.decode().splitlines()
     device = lines[0].split("\t", 1)[1]
-    return device, [tuple(line.split("\t", 1)) for line in lines[1:]]
+    offered = []
+    for line in lines[1:]:
+        variant, step, proof = line.split("\t")
+        offered.append(Candidate(variant, step, proof == "verified"))
+    return device, offered
 
 
 def kernel_export():

@@ -41,7 +41,7 @@ carried = {p.name for p in (native.PACKAGE_DIR / "csrc").iterdir()}
 assert carried >= OP_SOURCES, f"the wheel lacks the torch ops' sources {sorted(OP_SOURCES - carried)}"
 device, offered = runtime.candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, 2240, 2048)
 assert offered and "NVIDIA H200" in device, (device, offered)
-print(f"exactune {exactune.__version__} from {native.PACKAGE_DIR}: NVIDIA H200 at hidden 2240 -> {offered[0][0]}")
+print(f"exactune {exactune.__version__} from {native.PACKAGE_DIR}: NVIDIA H200 at hidden 2240 -> {offered[0].variant}")
 try:
     import exactune.torch
 except ModuleNotFoundError as e:

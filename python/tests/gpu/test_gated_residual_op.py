@@ -18,7 +18,7 @@ if not torch.cuda.is_available():
 
 import exactune.torch as et  # noqa: E402  (after the skip: it builds the op library)
 from exactune.shapes import default_shapes  # noqa: E402
-from torch_op_cases import DEVICE, inputs, same_bits, tables_offer  # noqa: E402
+from torch_op_cases import DEVICE, inputs, same_bits, tables_serve  # noqa: E402
 
 OP = "gated_residual_layer_norm_modulate"
 
@@ -63,7 +63,7 @@ def open_gate():
 @pytest.mark.parametrize("shape", default_shapes(OP), ids=lambda s: s["name"])
 def test_default_shapes_bit_exact(shape):
     b, s, d, k = shape["batch"], shape["tokens"], shape["hidden"], shape["modulation_rows"]
-    served = bool(tables_offer(OP, d, b * s)[1])
+    served = tables_serve(OP, d, b * s)
     for amplitude in (1.0, 1e-3, 30.0):
         check(*site(b, s, d, chunks=k, amplitude=amplitude), shape["eps"], served)
         et.reset_gate(OP)
@@ -76,7 +76,7 @@ def test_per_token_rows_bit_exact(batch, tokens, hidden):
     g = torch.Generator(device=DEVICE).manual_seed(3)
     embedding = (0.5 * torch.randn(batch, tokens, 6, hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
     shift, scale, gate = embedding[:, :, 0], embedding[:, :, 1], embedding[:, :, 2]
-    check(x, h, gate, scale, shift, 1e-6, bool(tables_offer(OP, hidden, batch * tokens)[1]))
+    check(x, h, gate, scale, shift, 1e-6, tables_serve(OP, hidden, batch * tokens))
 
 
 def test_layouts_the_kernel_does_not_take_run_eager_and_exact():
@@ -95,7 +95,7 @@ def test_layouts_the_kernel_does_not_take_run_eager_and_exact():
 def test_cuda_graph_capture_and_replay():
     b, s, d = 1, 4096, 3072
     x, h, gate, scale, shift = site(b, s, d)
-    served = bool(tables_offer(OP, d, b * s)[1])
+    served = tables_serve(OP, d, b * s)
     check(x, h, gate, scale, shift, 1e-6, served)  # verified outside capture
     graph = torch.cuda.CUDAGraph()
     stream = torch.cuda.Stream()

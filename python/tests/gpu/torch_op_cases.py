@@ -25,9 +25,16 @@ def inputs(batch, tokens, hidden, chunks=6, amplitude=1.0, seed=0):
 
 
 def tables_offer(family, size, rows):
-    """(how the tables resolved this GPU, the variants they offer at size and rows, best first)."""
+    """(how the tables resolved this GPU, the candidates they offer at size and rows, best first: variant, step and
+    whether it is verified on this GPU at that size)."""
     p = torch.cuda.get_device_properties(0)
     return candidates(family, torch.cuda.get_device_name(), p.major, p.minor, p.multi_processor_count, size, rows)
+
+
+def tables_serve(family, size, rows):
+    """Whether the runtime serves this GPU at size and rows, with aligned data: the tables offer a candidate
+    verified on this GPU there (an unverified one is never launched)."""
+    return any(c.verified for c in tables_offer(family, size, rows)[1])
 
 
 def graph_replays_give_eagers_bits(modulate, eager, d=3072, tokens=4608):

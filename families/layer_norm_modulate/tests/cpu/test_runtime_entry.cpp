@@ -97,13 +97,13 @@ TEST_CASE("runtime tables: the H200 table serves the H200, its model under anoth
   };
   const std::string h200 = first_lines("NVIDIA H200", 9, 132, 3072, 4608);
   CHECK(h200.find("device\tthe table of NVIDIA H200 (sm_90, 132 SMs) (same name)\n") == 0);
-  CHECK(h200.find("\ttuned bucket") != std::string::npos);
+  CHECK(h200.find("\ttuned bucket\tverified") != std::string::npos);
   CHECK(first_lines("NVIDIA GH200 480GB", 9, 132, 3072, 4608).find("same compute capability and SM count") !=
         std::string::npos);
   CHECK(first_lines("NVIDIA H100 PCIe", 9, 114, 3072, 4608).find("device default") != std::string::npos);
   CHECK(first_lines("NVIDIA A100-SXM4-80GB", 8, 108, 3072, 4608) ==
         "device\tthe global default (no table for this architecture)\n"
-        "w4_r1_predicated_v8_reload_rcp_late_f32_full\tglobal default");
+        "w4_r1_predicated_v8_reload_rcp_late_f32_full\tglobal default\tverified");
   CHECK(exactune_runtime_candidates("layer_norm_modulate", "x", 9, 0, 132, 0, 1, text, sizeof text) ==
         EXACTUNE_INVALID_ARGUMENT);
   CHECK(exactune_runtime_candidates("layer_norm_modulate", "NVIDIA H200", 9, 0, 132, 2240, 1, text, 8) ==
