@@ -27,19 +27,11 @@ _SCHEMAS = (
 )
 
 
-def _check_out(out, like, what):
-    if out.shape != like.shape or out.dtype != like.dtype or out.device != like.device:
-        raise RuntimeError(f"exactune: {what} must have the shape, dtype and device of the result")
-
-
 def _modulate_out(x, scale, shift, eps=1e-6, *, out):
-    _check_out(out, x, "layer_norm_modulate's out")
     return etd.layer_norm_modulate(x, scale, shift, eps, out=out)
 
 
 def _qk_out(q, k, eps=1e-6, *, q_out, k_out):
-    _check_out(q_out, q, "qk_head_layer_norm's q_out")
-    _check_out(k_out, k, "qk_head_layer_norm's k_out")
     return etd.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
 
 
@@ -55,7 +47,7 @@ def _modulate_meta(x, scale, shift, eps=1e-6):
 
 
 def _modulate_out_meta(x, scale, shift, eps=1e-6, *, out):
-    _check_out(out, x, "layer_norm_modulate's out")
+    etd.check_out(out, x, "layer_norm_modulate's out")
     return out
 
 

@@ -92,22 +92,34 @@ def _load_ops():
 
 class _DLPackEntries:
     """The eager entries and gate controls of the torch-free binding (exactune.torch_dlpack), shaped as the
-    extension module's direct entries."""
+    extension module's direct entries: what the dispatcher must see (a Python mode, autograd, tracing) goes
+    through torch.ops.exactune.*, as the extension's direct entry hands it to the op."""
 
     def __init__(self):
         from . import dlpack_library  # noqa: F401  (registers torch.ops.exactune.*)
         from . import torch_dlpack
 
+        ops = torch.ops.exactune
+
+        def modulate_op(x, scale, shift, eps, *, out=None):
+            if out is None:
+                return ops.layer_norm_modulate.default(x, scale, shift, eps)
+            return ops.layer_norm_modulate.out(x, scale, shift, eps, out=out)
+
+        def qk_op(q, k, eps, *, out=None):
+            if out is None:
+                return ops.qk_head_layer_norm.default(q, k, eps)
+            return ops.qk_head_layer_norm.out(q, k, eps, q_out=out[0], k_out=out[1])
+
         self.binding = torch_dlpack
-        self.layer_norm_modulate = torch_dlpack.layer_norm_modulate
-        self.qk_head_layer_norm = torch_dlpack.qk_head_layer_norm
-        self.gated_residual_layer_norm_modulate = torch_dlpack.gated_residual_layer_norm_modulate
+        self.layer_norm_modulate, self.qk_head_layer_norm, self.gated_residual_layer_norm_modulate = \
+            torch_dlpack.make_entries(modulate_op, qk_op, ops.gated_residual_layer_norm_modulate.default)
 
     def layer_norm_modulate_out(self, x, scale, shift, eps, out):
-        return self.binding.layer_norm_modulate(x, scale, shift, eps, out=out)
+        return self.layer_norm_modulate(x, scale, shift, eps, out=out)
 
     def qk_head_layer_norm_out(self, q, k, eps, q_out, k_out):
-        return self.binding.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
+        return self.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
 
 
 def _extension_cannot_build():

@@ -12,11 +12,13 @@ runtime's C ABI alone (python/exactune/dlpack_ops/, `_exactune_dlpack` beside
 the runtime library): no torch header or library, so one build serves every
 such torch and nothing is compiled at import. It reads tensors, the current
 stream and new outputs through the DLPack exchange API's C functions. A call
-the dispatcher must see (autograd, a tensor subclass or Python mode, a tensor
-DLPack cannot describe, torch.compile tracing) and anything the runtime does
-not serve run the eager chain. python/tools/runtime_bench.py times it beside
-exactune.torch's direct entry: which binding the ops keep is chosen by that
-figure (docs/runtime.md).
+the dispatcher must see (autograd, a Python mode, torch.compile tracing) goes
+to the route make_entries was given (these module functions: the eager chain;
+exactune.torch's: torch.ops.exactune.*); a tensor subclass, a tensor DLPack
+cannot describe and anything the runtime does not serve run the eager chain.
+python/tools/runtime_bench.py times it beside exactune.torch's direct entry:
+on an H100 it cost 0.8 to 2.2 µs more a call, so exactune.torch keeps the
+extension where it can be built (docs/runtime.md).
 """
 
 import importlib.machinery
@@ -28,7 +30,7 @@ import torch.nn.functional as F
 from . import _native
 
 __all__ = ["layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate", "gate_status",
-           "reset_gate", "last_variant", "OPS", "MODULE_NAME"]
+           "reset_gate", "last_variant", "make_entries", "check_out", "OPS", "MODULE_NAME"]
 
 MODULE_NAME = "_exactune_dlpack"
 OPS = ("layer_norm_modulate", "qk_head_layer_norm", "gated_residual_layer_norm_modulate")
@@ -100,44 +102,81 @@ _grad_enabled = torch.is_grad_enabled
 
 
 def _dispatcher_must_see():
-    """Tracing, or a Python mode: such calls run the eager chain. (Each op asks, and then whether an input wants
-    autograd, inline: no tuple or generator on the hot path.)"""
+    """Tracing, or a Python mode. (Each op asks, and then whether an input wants autograd, inline: no tuple or
+    generator on the hot path.)"""
     return _is_compiling() or _key_included(_python_key)
 
 
-def layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None):
-    """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit; written into `out` when given."""
-    if not (_dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or scale.requires_grad
-                                                             or shift.requires_grad))):
+def check_out(out, like, what):
+    """An out= tensor must have the shape, dtype and device of the result it receives (as the extension's ops
+    require), checked before anything is written or run."""
+    if out.shape != like.shape or out.dtype != like.dtype or out.device != like.device:
+        raise RuntimeError(f"exactune: {what} must have the shape, dtype and device of the result")
+
+
+def make_entries(modulate_route=None, qk_route=None, gated_residual_route=None):
+    """The three ops' entries, each the binding's fused path behind its gate: (layer_norm_modulate,
+    qk_head_layer_norm, gated_residual_layer_norm_modulate). A call the dispatcher must see (tracing, a Python
+    mode, an input that wants autograd) goes to the op's route, called as the op's function is; by default, and
+    for what the runtime does not serve, the eager chain. exactune.torch routes such calls to
+    torch.ops.exactune.*, as the extension's direct entry does; the ops' own kernels (exactune.dlpack_library)
+    keep the eager chain, which cannot call back into the dispatcher."""
+    modulate_route = modulate_route or _eager_modulate_into
+    qk_route = qk_route or _eager_qk_into
+    gated_residual_route = gated_residual_route or _eager_gated_residual
+
+    def layer_norm_modulate(x, scale, shift, eps=1e-6, *, out=None):
+        """F.layer_norm(x, (D,), eps=eps) * (1 + scale) + shift, bit for bit; written into `out` when given."""
+        if out is not None:
+            check_out(out, x, "layer_norm_modulate's out")
+        if _dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or scale.requires_grad
+                                                            or shift.requires_grad)):
+            return modulate_route(x, scale, shift, eps, out=out)
         result = _module.layer_norm_modulate(x, scale, shift, eps) if out is None else \
             _module.layer_norm_modulate(x, scale, shift, eps, out)
-        if result is not NotImplemented:
-            return result if out is None or result is out else out.copy_(result)
+        if result is NotImplemented:
+            return _eager_modulate_into(x, scale, shift, eps, out=out)
+        return result if out is None or result is out else out.copy_(result)
+
+    def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
+        """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit; written into the
+        (q_out, k_out) pair `out` when given."""
+        if out is not None:
+            check_out(out[0], q, "qk_head_layer_norm's q_out")
+            check_out(out[1], k, "qk_head_layer_norm's k_out")
+        if _dispatcher_must_see() or (_grad_enabled() and (q.requires_grad or k.requires_grad)):
+            return qk_route(q, k, eps, out=out)
+        result = _module.qk_head_layer_norm(q, k, eps) if out is None else _module.qk_head_layer_norm(q, k, eps, *out)
+        if result is NotImplemented:
+            return _eager_qk_into(q, k, eps, out=out)
+        if out is None:
+            return result
+        return tuple(given if got is given else given.copy_(got) for got, given in zip(result, out))
+
+    def gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6):
+        """(r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h, bit for bit."""
+        if _dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or h.requires_grad or gate.requires_grad
+                                                            or scale.requires_grad or shift.requires_grad)):
+            return gated_residual_route(x, h, gate, scale, shift, eps)
+        result = _module.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
+        if result is NotImplemented:
+            return _eager_gated_residual(x, h, gate, scale, shift, eps)
+        return result
+
+    return layer_norm_modulate, qk_head_layer_norm, gated_residual_layer_norm_modulate
+
+
+def _eager_modulate_into(x, scale, shift, eps=1e-6, *, out=None):
     result = _eager_modulate(x, scale, shift, eps)
     return result if out is None else out.copy_(result)
 
 
-def qk_head_layer_norm(q, k, eps=1e-6, *, out=None):
-    """(F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)), bit for bit; written into the
-    (q_out, k_out) pair `out` when given."""
-    result = NotImplemented
-    if not (_dispatcher_must_see() or (_grad_enabled() and (q.requires_grad or k.requires_grad))):
-        result = _module.qk_head_layer_norm(q, k, eps) if out is None else _module.qk_head_layer_norm(q, k, eps, *out)
-    if result is NotImplemented:
-        result = _eager_qk(q, k, eps)
-    if out is None:
-        return result
-    return tuple(given if got is given else given.copy_(got) for got, given in zip(result, out))
+def _eager_qk_into(q, k, eps=1e-6, *, out=None):
+    result = _eager_qk(q, k, eps)
+    return result if out is None else tuple(given.copy_(got) for got, given in zip(result, out))
 
 
-def gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps=1e-6):
-    """(r, F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift) with r = x + gate * h, bit for bit."""
-    if not (_dispatcher_must_see() or (_grad_enabled() and (x.requires_grad or h.requires_grad or gate.requires_grad
-                                                             or scale.requires_grad or shift.requires_grad))):
-        result = _module.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
-        if result is not NotImplemented:
-            return result
-    return _eager_gated_residual(x, h, gate, scale, shift, eps)
+layer_norm_modulate, qk_head_layer_norm, gated_residual_layer_norm_modulate = make_entries()
 
 
 def gate_status(op="layer_norm_modulate"):
