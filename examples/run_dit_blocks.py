@@ -5,7 +5,13 @@ sites run the eager chains, one that runs exactune's ops: with --modulate
 exactune (the default) `exactune.torch.layer_norm_modulate` at the block's
 input and `exactune.torch.gated_residual_layer_norm_modulate` for the
 attention's gated residual and the next site; with --modulate exactune-ln the
-first op at both sites (the gated residual eager). Both copies see the same
+first op at both sites (the gated residual eager); with --modulate
+compile-pass the eager chains of both sites, each compiled by torch.compile
+with exactune's compile pass on (`exactune.torch.enable_compile_pass()`),
+which routes them to the same two ops. Only the sites are compiled, as a
+model would compile the functions the pass serves: Inductor's code for the
+rest of a block (attention, MLP) changes its bits whatever the pass does.
+Both copies see the same
 input; their outputs must be identical bit for bit (the rest of the block is
 the same deterministic kernels, so any difference comes from the adaLN sites).
 On CUDA both copies are also timed, as eager forwards and as CUDA-graph
@@ -13,6 +19,7 @@ replays of one forward.
 
     python examples/run_dit_blocks.py --blocks sana,flux --device cuda --json out.json
     python examples/run_dit_blocks.py --modulate exactune-ln        # the block time with the first op alone
+    python examples/run_dit_blocks.py --modulate compile-pass       # the sites through torch.compile and the pass
     python examples/run_dit_blocks.py --device cpu --small --modulate eager   # smoke run
 
 A report script can put examples/ on sys.path and call `run_blocks(...)`.
@@ -66,7 +73,8 @@ def load_exactune():
 
 # What the second copy's adaLN sites can run, and the exactune ops each calls.
 SECOND_COPY = {"exactune": ["layer_norm_modulate", "gated_residual_layer_norm_modulate"],
-               "exactune-ln": ["layer_norm_modulate"], "eager": []}
+               "exactune-ln": ["layer_norm_modulate"],
+               "compile-pass": ["layer_norm_modulate", "gated_residual_layer_norm_modulate"], "eager": []}
 
 
 def second_copy_ops(modulate):
@@ -78,6 +86,10 @@ def second_copy_ops(modulate):
             x = x + (gate[:, None] if gate.dim() == 2 else gate) * h
             return x, et.layer_norm_modulate(x, scale, shift, eps)
         return et.layer_norm_modulate, gated_modulate
+    if modulate == "compile-pass":
+        et.enable_compile_pass()
+        return (torch.compile(eager_layer_norm_modulate, fullgraph=True),
+                torch.compile(eager_gated_residual_layer_norm_modulate, fullgraph=True))
     return et.layer_norm_modulate, et.gated_residual_layer_norm_modulate
 
 
@@ -201,7 +213,8 @@ def main(argv=None):
     p.add_argument("--small", action="store_true", help="tiny dims, for a CPU smoke run")
     p.add_argument("--modulate", choices=list(SECOND_COPY), default="exactune",
                    help="what the second copy's adaLN sites run: both exactune ops, layer_norm_modulate alone "
-                        "(exactune-ln), or the eager chains (a smoke test without exactune)")
+                        "(exactune-ln), the eager chains compiled with exactune's torch.compile pass "
+                        "(compile-pass), or the eager chains (a smoke test without exactune)")
     p.add_argument("--json", metavar="OUT", help="write the results here")
     args = p.parse_args(argv)
 

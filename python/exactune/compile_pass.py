@@ -11,10 +11,15 @@ decompositions: Inductor's pre-grad custom pass), it rewrites
         -> torch.ops.exactune.layer_norm_modulate(x, scale, shift, eps)
     F.layer_norm(q, (Dh,), eps=eps), F.layer_norm(k, (Dh,), eps=eps)
         -> torch.ops.exactune.qk_head_layer_norm(q, k, eps)
+    r = x + gate * h; F.layer_norm(r, (D,), eps=eps) * (1 + scale) + shift
+        -> r, y = torch.ops.exactune.gated_residual_layer_norm_modulate(x, h, gate, scale, shift, eps)
 
-where x is a bf16 (B, S, D) tensor, scale and shift bf16 (B, 1, D), (1, 1, D)
-or (B, S, D) (the shapes that broadcast against x as the chain is written),
-q and k bf16 (B, S, H, Dh) of one shape, and LayerNorm has no weight or bias.
+where x (and h) is a bf16 (B, S, D) tensor, gate, scale and shift bf16
+(B, 1, D), (1, 1, D) or (B, S, D) (the shapes that broadcast against x as the
+chain is written), q and k bf16 (B, S, H, Dh) of one shape, and LayerNorm has
+no weight or bias. The gated chain is matched first: left to the first
+rewrite, its residual x + gate * h would stay with Inductor, which computes
+it in fp32 and rounds once where eager rounds the product and the sum.
 Anything else is left as it is. The ops run behind their exactness gate, so a
 rewritten graph gives eager's bits for the rewritten chains; Inductor's own
 fusion of the other elementwise ops in a graph changes their bits whatever
@@ -34,7 +39,7 @@ _ADDS = (operator.add, torch.add, torch.ops.aten.add.Tensor)
 _MULS = (operator.mul, torch.mul, torch.ops.aten.mul.Tensor)
 
 # The passes' rewrites since the last enable(), for tests and logs.
-rewrites = {"layer_norm_modulate": 0, "qk_head_layer_norm": 0}
+rewrites = {"layer_norm_modulate": 0, "qk_head_layer_norm": 0, "gated_residual_layer_norm_modulate": 0}
 
 
 def _value(node):
@@ -107,36 +112,109 @@ def _only_user(node):
     return users[0] if len(users) == 1 else None
 
 
+def _modulated_norm(ln):
+    """For a layer-norm node ln: the chain F.layer_norm(x) * (1 + scale) + shift it starts, as
+    (x, eps, scale, shift, [its nodes, last first]), when the op serves its layout; else None."""
+    found = _layer_norm(ln)
+    if found is None:
+        return None
+    x, eps = found
+    x_shape = tuple(_value(x).shape)
+    mul = _only_user(ln)
+    if len(x_shape) != 3 or mul is None or not _is_call(mul, _MULS, "mul") or _operands(mul) is None:
+        return None
+    factor = [a for a in _operands(mul) if a is not ln]
+    scale = _one_plus(factor[0]) if len(factor) == 1 else None
+    add = _only_user(mul)
+    if scale is None or add is None or not _is_call(add, _ADDS, "add") or _operands(add) is None:
+        return None
+    shift = [a for a in _operands(add) if a is not mul]
+    if len(shift) != 1 or not isinstance(shift[0], torch.fx.Node):
+        return None
+    scale, shift = _modulation_row(scale, x_shape), _modulation_row(shift[0], x_shape)
+    if scale is None or shift is None:
+        return None
+    return x, eps, scale, shift, [add, mul, factor[0], ln]
+
+
+def _erase_unused(graph, nodes):
+    for dead in nodes:
+        if not dead.users:
+            graph.erase_node(dead)
+
+
 def rewrite_layer_norm_modulate(graph):
     """Rewrites each F.layer_norm(x) * (1 + scale) + shift of `graph` that the op serves; returns how many."""
     done = 0
     for ln in list(graph.nodes):
-        found = _layer_norm(ln)
-        if found is None:
+        chain = _modulated_norm(ln)
+        if chain is None:
             continue
-        x, eps = found
-        x_shape = tuple(_value(x).shape)
-        mul = _only_user(ln)
-        if len(x_shape) != 3 or mul is None or not _is_call(mul, _MULS, "mul") or _operands(mul) is None:
-            continue
-        factor = [a for a in _operands(mul) if a is not ln]
-        scale = _one_plus(factor[0]) if len(factor) == 1 else None
-        add = _only_user(mul)
-        if scale is None or add is None or not _is_call(add, _ADDS, "add") or _operands(add) is None:
-            continue
-        shift = [a for a in _operands(add) if a is not mul]
-        if len(shift) != 1 or not isinstance(shift[0], torch.fx.Node):
-            continue
-        scale, shift = _modulation_row(scale, x_shape), _modulation_row(shift[0], x_shape)
-        if scale is None or shift is None:
-            continue
+        x, eps, scale, shift, nodes = chain
+        add = nodes[0]
         with graph.inserting_before(add):
             fused = graph.call_function(torch.ops.exactune.layer_norm_modulate.default, (x, scale, shift, eps))
         fused.meta.update(add.meta)
         add.replace_all_uses_with(fused)
-        for dead in (add, mul, factor[0], ln):
-            if not dead.users:
-                graph.erase_node(dead)
+        _erase_unused(graph, nodes)
+        done += 1
+    return done
+
+
+def _gated_residual(node):
+    """(x, h, gate) of a node r = x + gate * h (either order of each operation) with x and h bf16 (B, S, D) of one
+    shape and gate a modulation row of x; else None."""
+    if not _is_call(node, _ADDS, "add") or _operands(node) is None:
+        return None
+    for x, product in (node.args, node.args[::-1]):
+        if not (isinstance(x, torch.fx.Node) and _is_call(product, _MULS, "mul") and _operands(product) is not None
+                and len(product.users) == 1):
+            continue
+        x_value = _value(x)
+        if x_value is None or not isinstance(x_value, torch.Tensor) or x_value.dim() != 3 \
+                or x_value.dtype != torch.bfloat16:
+            continue
+        x_shape = tuple(x_value.shape)
+        for gate, h in (product.args, product.args[::-1]):
+            h_value = _value(h) if isinstance(h, torch.fx.Node) else None
+            if h_value is None or not isinstance(h_value, torch.Tensor) or h_value.dtype != torch.bfloat16 \
+                    or tuple(h_value.shape) != x_shape:
+                continue
+            if isinstance(gate, torch.fx.Node) and _modulation_row(gate, x_shape) is not None:
+                return x, h, gate, product
+    return None
+
+
+def rewrite_gated_residual_layer_norm_modulate(graph):
+    """Rewrites each r = x + gate * h whose r feeds F.layer_norm(r) * (1 + scale) + shift into the gated op (r's
+    other users take the op's residual); returns how many."""
+    done = 0
+    for ln in list(graph.nodes):
+        chain = _modulated_norm(ln)
+        if chain is None:
+            continue
+        residual, eps, scale, shift, nodes = chain
+        found = _gated_residual(residual)
+        if found is None:
+            continue
+        x, h, gate, product = found
+        # The fused node goes after the last of the residual, scale and shift (a chain often takes its rows'
+        # views after the residual), before every use of the residual but the chain's own layer norm.
+        order = {node: i for i, node in enumerate(graph.nodes)}
+        anchor = max((residual, scale, shift), key=order.__getitem__)
+        if any(order[user] <= order[anchor] for user in residual.users if user is not ln):
+            continue
+        with graph.inserting_before(anchor.next):
+            fused = graph.call_function(torch.ops.exactune.gated_residual_layer_norm_modulate.default,
+                                        (x, h, gate, scale, shift, eps))
+            residual_out = graph.call_function(operator.getitem, (fused, 0))
+            y_out = graph.call_function(operator.getitem, (fused, 1))
+        residual_out.meta.update(residual.meta)
+        y_out.meta.update(nodes[0].meta)
+        nodes[0].replace_all_uses_with(y_out)
+        _erase_unused(graph, nodes)
+        residual.replace_all_uses_with(residual_out)
+        _erase_unused(graph, (residual, product))
         done += 1
     return done
 
@@ -174,8 +252,9 @@ def rewrite_qk_head_layer_norm(graph):
 
 
 def rewrite(graph):
-    """Both rewrites on one graph; returns {op: rewrites}."""
-    counts = {"layer_norm_modulate": rewrite_layer_norm_modulate(graph),
+    """The three rewrites on one graph, the gated chain first; returns {op: rewrites}."""
+    counts = {"gated_residual_layer_norm_modulate": rewrite_gated_residual_layer_norm_modulate(graph),
+              "layer_norm_modulate": rewrite_layer_norm_modulate(graph),
               "qk_head_layer_norm": rewrite_qk_head_layer_norm(graph)}
     if any(counts.values()):
         graph.lint()

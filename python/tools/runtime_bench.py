@@ -265,8 +265,8 @@ def main():
         result["host_floor_us"] = dict(aten_empty_like=statistics.median(r["floor_host_us"] for r in rows),
                                        aten_empty_like_best=min(r["floor_host_best_us"] for r in rows))
     # Both exactune ops in the blocks, then layer_norm_modulate alone (the gated residual eager): what the
-    # gated residual op adds to a block's time.
-    result["dit_blocks"] = [row for modulate in ("exactune", "exactune-ln")
+    # gated residual op adds to a block's time; then the eager chains through torch.compile and exactune's pass.
+    result["dit_blocks"] = [row for modulate in ("exactune", "exactune-ln", "compile-pass")
                             for row in run_blocks(["sana", "flux"], "cuda", iters=options.dit_iters,
                                                   modulate=modulate)] if options.dit_iters else []
     Path(options.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -104,12 +104,16 @@ def dit_section(blocks):
              "Random weights at real shapes; the two adaLN sites of each block run the eager chains in one copy and "
              "exactune's ops in the other: `layer_norm_modulate` at the block's input and "
              "`gated_residual_layer_norm_modulate` for the attention's gated residual and the next site, or "
-             "`layer_norm_modulate` at both sites with the gated residual eager (the ops column).", "",
+             "`layer_norm_modulate` at both sites with the gated residual eager (the ops column); \"via the "
+             "compile pass\": the sites' eager chains compiled by torch.compile with exactune's pass, which routes "
+             "them to the ops.", "",
              "| block | (B, S, D) | exactune ops | torch.equal to eager | eager ms | exactune ms | graph ms | "
              "exactune graph ms | graph replay equal |",
              "|---|---|---|---|---:|---:|---:|---:|---|"]
     for b in blocks:
         ops = " + ".join(b.get("exactune_ops", ["layer_norm_modulate"]))  # runs before the gated op: the first op
+        if b.get("modulate") == "compile-pass":
+            ops += ", via the compile pass"
         lines.append(f"| {b['block']} | {tuple(b['shape'])} | {ops} | "
                      f"{'yes' if b['equal'] else '**NO**'} | {b['eager_ms']:.3f} | "
                      f"{b['exactune_eager_ms']:.3f} | {b['graph_ms']:.3f} | {b['exactune_graph_ms']:.3f} | "
