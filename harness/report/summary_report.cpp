@@ -196,6 +196,31 @@ std::string search_paragraph(const SweepResults& r) {
       markdown_text(r.strategy), markdown_text(r.strategy_settings), fmt::join(counts, ", "));
 }
 
+// The SM clock the timer read after each figure, per shape, and the figures read below
+// kThrottledClockFraction of the default (nvbench's throttling): "" when no clock was read.
+std::string sm_clock_paragraph(const SweepResults& r) {
+  std::vector<std::string> shapes, throttled;
+  int default_mhz = 0;
+  for (const ShapeResult& s : r.shapes) {
+    if (!s.sm_clock) continue;
+    const SmClockRecord& c = *s.sm_clock;
+    default_mhz = std::max(default_mhz, c.default_mhz);
+    shapes.push_back(
+        fmt::format("{} {}-{} MHz ({} figures)", markdown_text(s.shape.name), c.min_mhz, c.max_mhz, c.figures));
+    for (const std::string& figure : c.throttled) {
+      throttled.push_back(fmt::format("{} {}", markdown_text(s.shape.name), markdown_text(figure)));
+    }
+  }
+  if (shapes.empty()) return "";
+  const std::string reference =
+      default_mhz > 0 ? fmt::format("default {} MHz", default_mhz) : std::string("default not reported: none flagged");
+  return fmt::format(
+      "SM clock, read right after each figure's samples ({}): {}. Figures read below {:.0f}% of the default "
+      "(throttled, as nvbench calls it): {}.\n\n",
+      reference, fmt::join(shapes, "; "), 100 * kThrottledClockFraction,
+      throttled.empty() ? std::string("none") : fmt::format("{}", fmt::join(throttled, ", ")));
+}
+
 std::string not_exact_section(const SweepResults& r) {
   std::string out;
   for (const ShapeResult& s : r.shapes) {
@@ -338,6 +363,7 @@ std::string summary_markdown(const SweepResults& r, const Heuristics& h, const T
                  "\n{} of {} (shape, variant) pairs are bit-exact. Chosen: the configuration of "
                  "heuristics.yaml for the shape's size ({}) and row count.{}\n\n",
                  exact, total, size, not_chosen_sentence(r, h, family));
+  out += sm_clock_paragraph(r);
   if (!targets.shapes.empty()) out += targets_section(r, targets, figure);
   out += "## Heatmaps\n\n";
   const std::vector<HeatmapFile> heatmaps = summary_heatmaps(r, figure);

@@ -11,8 +11,10 @@
 
 namespace exactune {
 
-// The version of the format, written as `exactune_sweep: 5`. Versions 1 to 4
-// are still read: version 4 kept no raw samples (each figure its summary only:
+// The version of the format, written as `exactune_sweep: 6`. Versions 1 to 5
+// are still read: version 5 had no SM clock record (a shape's `sm_clock`), and
+// a sweep whose timer read no clock is written as version 5 still (or older, as
+// below); version 4 kept no raw samples (each figure its summary only:
 // no `samples_us`), and a sweep that keeps none is written as version 4 still;
 // version 3 had no search strategy (every exact variant was timed fully: no
 // `strategy`, no variant `screened_out`), and a sweep that records none is
@@ -21,7 +23,7 @@ namespace exactune {
 // short or with records cut out is read as it is; version 1 also had no
 // rotated figures, its hot figures were L2-resident and its reference chain
 // was called "eager". A reader refuses any other.
-inline constexpr int kSweepFormatVersion = 5;
+inline constexpr int kSweepFormatVersion = 6;
 inline constexpr int kOldestSweepFormatVersion = 1;
 
 // A shape is written as its name, model, parameters (in its family's order, as

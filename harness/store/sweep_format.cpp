@@ -98,7 +98,10 @@ bool writes_samples(const SweepResults& r) {
 }  // namespace
 
 int written_format(const SweepResults& r) {
-  if (writes_samples(r)) return kSweepFormatVersion;
+  for (const ShapeResult& s : r.shapes) {
+    if (s.sm_clock) return kFirstSmClockSweepFormat;
+  }
+  if (writes_samples(r)) return kFirstSamplesSweepFormat;
   if (!r.strategy.empty()) return kFirstSamplesSweepFormat - 1;
   for (const ShapeResult& s : r.shapes) {
     for (const VariantResult& v : s.variants) {
@@ -138,6 +141,16 @@ KeyValues noise_fields(const RunToRunNoise& n) {
     fields.emplace_back("shards", fmt::format("{}", n.shards));
   }
   return fields;
+}
+
+KeyValues sm_clock_fields(const SmClockRecord& r) {
+  std::vector<std::string> throttled;
+  for (const std::string& figure : r.throttled) throttled.push_back(yaml::string(figure));
+  return {{"default_mhz", fmt::format("{}", r.default_mhz)},
+          {"min_mhz", fmt::format("{}", r.min_mhz)},
+          {"max_mhz", fmt::format("{}", r.max_mhz)},
+          {"figures", fmt::format("{}", r.figures)},
+          {"throttled", yaml::flow_list(throttled)}};
 }
 
 KeyValues shape_fields(const ShapeResult& s) {
@@ -190,6 +203,7 @@ Keys shape_keys(const KernelFamily& family, int version) {
     keys.emplace_back("rotation");
     keys.emplace_back("run_to_run_noise");
   }
+  if (version >= kFirstSmClockSweepFormat) keys.emplace_back(kSmClock);
   keys.emplace_back(kVariantCount);
   keys.emplace_back("variants");
   return keys;

@@ -51,6 +51,11 @@ inline constexpr std::string_view kVersion1DerivedCopyRatio = "copy_ratio";
 KeyValues timing_fields(const Timing& t, std::string_view prefix, std::string_view unit, bool with_samples = false);
 inline constexpr std::string_view kSamplesList = "samples_us";
 inline constexpr int kFirstSamplesSweepFormat = 5;
+// Format 6: a shape's SM clock record (SmClockRecord), `sm_clock: {default_mhz: .., min_mhz: .., max_mhz: ..,
+// figures: .., throttled: [..]}`, where the timer read one.
+inline constexpr int kFirstSmClockSweepFormat = 6;
+inline constexpr std::string_view kSmClock = "sm_clock";
+KeyValues sm_clock_fields(const SmClockRecord& r);
 
 // The figures whose raw samples are written: those a choice or the gate rests
 // on. Every figure of the shape's own (the copy and the reference chain, in

@@ -203,6 +203,28 @@ std::optional<Timing> median_across(const std::vector<std::optional<Timing>>& fi
   return timings.empty() ? std::nullopt : std::optional<Timing>(median_timing(timings));
 }
 
+// The shards' SM clock records of one shape as one: the range over every
+// figure read, and every throttled figure (shards are separate GPUs of one
+// model, each flagged against its own default).
+std::optional<SmClockRecord> merged_sm_clock(
+    const std::vector<std::pair<const ShardFile*, const ShapeResult*>>& parts) {
+  std::optional<SmClockRecord> merged;
+  for (const auto& [file, shape] : parts) {
+    if (!shape->sm_clock) continue;
+    const SmClockRecord& r = *shape->sm_clock;
+    if (!merged) {
+      merged = r;
+      continue;
+    }
+    merged->default_mhz = std::max(merged->default_mhz, r.default_mhz);
+    merged->min_mhz = std::min(merged->min_mhz, r.min_mhz);
+    merged->max_mhz = std::max(merged->max_mhz, r.max_mhz);
+    merged->figures += r.figures;
+    merged->throttled.insert(merged->throttled.end(), r.throttled.begin(), r.throttled.end());
+  }
+  return merged;
+}
+
 // One shape from the shards that timed it (in shard order, with their files).
 ShapeResult merge_shape(const std::vector<std::pair<const ShardFile*, const ShapeResult*>>& parts) {
   const ShapeResult& first = *parts.front().second;
@@ -260,6 +282,7 @@ ShapeResult merge_shape(const std::vector<std::pair<const ShardFile*, const Shap
     }
     if (noise) merged.run_to_run_noise.push_back(*noise);
   }
+  merged.sm_clock = merged_sm_clock(parts);
   return merged;
 }
 

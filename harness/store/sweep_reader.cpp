@@ -253,6 +253,20 @@ std::vector<RunToRunNoise> read_noise(const Value& value) {
   return noises;
 }
 
+SmClockRecord read_sm_clock(const Value& value) {
+  const Fields f = value.map(std::string(kSmClock), yaml::keys_of(sm_clock_fields({})));
+  SmClockRecord r;
+  r.default_mhz = f["default_mhz"].integer_at_least(0);
+  r.min_mhz = f["min_mhz"].integer_at_least(0);
+  r.max_mhz = f["max_mhz"].integer_at_least(r.min_mhz);
+  r.figures = f["figures"].integer_at_least(1);
+  for (const Value& figure : f["throttled"].list()) r.throttled.push_back(figure.text());
+  if (static_cast<int>(r.throttled.size()) > r.figures) {
+    value.source().fail(value.line(), "{}: {} figures throttled of {} read", kSmClock, r.throttled.size(), r.figures);
+  }
+  return r;
+}
+
 ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& context) {
   const Fields f = item.map("a shape", keys);
   ShapeResult s;
@@ -268,6 +282,9 @@ ShapeResult read_shape(const Value& item, const Keys& keys, const SweepContext& 
   if (context.version > 1) {
     if (const std::optional<Value> rotation = f.optional("rotation")) s.rotation = read_rotation(*rotation);
     if (const std::optional<Value> noise = f.optional("run_to_run_noise")) s.run_to_run_noise = read_noise(*noise);
+  }
+  if (context.version >= kFirstSmClockSweepFormat) {
+    if (const std::optional<Value> clock = f.optional(std::string(kSmClock))) s.sm_clock = read_sm_clock(*clock);
   }
   const std::vector<Value> items = f["variants"].list();
   check_count(item.source(), f, kVariantCount, items.size(), item.line(), context.version,

@@ -74,6 +74,7 @@ void write_shape(yaml::Text& out, const ShapeResult& s) {
       out.field(kIndent, key, yaml::flow_map(timing_fields(*t, "", kFlowUnit, true)));
   }
   if (!s.run_to_run_noise.empty()) out.field(kIndent, "run_to_run_noise", noise_map(s.run_to_run_noise));
+  if (s.sm_clock) out.field(kIndent, kSmClock, yaml::flow_map(sm_clock_fields(*s.sm_clock)));
   out.field(kIndent, kVariantCount, fmt::format("{}", s.variants.size()));
   if (s.variants.empty()) {
     out.field(kIndent, "variants", "[]");

@@ -19,6 +19,9 @@
 namespace exactune {
 namespace {
 
+// A timing step's record holds its figures' SM clocks under this key, {"<what> <regime>": MHz}.
+constexpr const char* kSmClockKey = "sm_clock_mhz";
+
 DeviceRecord device_record(const GpuDescription& gpu) {
   return DeviceRecord{gpu.name,         gpu.slug(),           gpu.arch(),          gpu.sm_count,
                       gpu.l2_bytes,     gpu.memory_clock_khz, gpu.memory_bus_bits, gpu.driver_version,
@@ -202,11 +205,16 @@ void SweepRun::time_baselines(ShapeResult& s) {
       step_runner_.run(baselines_step(s.shape.name), timing_deadline(s, 2 * kTimingRegimes.size()), [&] {
         nlohmann::json record;
         for (TimingRegime regime : kTimingRegimes) {
-          record["copy"][regime_name(regime)] = timing_json(timer_of(s).copy(regime).timing);
-          record["reference_chain"][regime_name(regime)] = timing_json(timer_of(s).reference_chain(regime).timing);
+          const Measurement copy = timer_of(s).copy(regime);
+          const Measurement reference_chain = timer_of(s).reference_chain(regime);
+          record["copy"][regime_name(regime)] = timing_json(copy.timing);
+          record["reference_chain"][regime_name(regime)] = timing_json(reference_chain.timing);
+          record_sm_clock(record, fmt::format("copy {}", regime_name(regime)), copy);
+          record_sm_clock(record, fmt::format("reference_chain {}", regime_name(regime)), reference_chain);
         }
         return record;
       });
+  if (baselines.ok()) note_sm_clocks(s, baselines);
   for (TimingRegime regime : kTimingRegimes) {
     if (!baselines.ok()) continue;
     s.copy(regime) = timing_from_json(baselines.entry({"copy", regime_name(regime)}), "copy");
@@ -247,10 +255,12 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
           const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
           record["timing"][regime_name(regime)] = timing_json(m.timing);
           record["samples"][regime_name(regime)] = m.samples_us;
+          record_sm_clock(record, fmt::format("{} {}", v.variant, regime_name(regime)), m);
         }
         return record;
       });
   if (timed_variant.ok()) {
+    note_sm_clocks(s, timed_variant);
     for (TimingRegime regime : kTimingRegimes) {
       v.timing(regime) = timing_from_json(timed_variant.entry({"timing", regime_name(regime)}), "timing");
       samples_[{s.shape.name, v.variant, regime}] =
@@ -263,14 +273,32 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
   progress({"time", ++timed_, to_time_, s.shape.name + " " + v.variant});
 }
 
+// A figure's SM clock, read after its samples, in its step's record (kept by the journal like the samples).
+void SweepRun::record_sm_clock(nlohmann::json& record, const std::string& figure, const Measurement& m) {
+  if (m.sm_clock_mhz) record[kSmClockKey][figure] = *m.sm_clock_mhz;
+}
+
+// The clocks a step's record holds, counted into the shape's record (ShapeResult::note_sm_clock).
+void SweepRun::note_sm_clocks(ShapeResult& s, const StepResult& step) {
+  const auto clocks = step.record.is_object() ? step.record.find(kSmClockKey) : step.record.end();
+  if (clocks == step.record.end() || !clocks->is_object()) return;  // a journal of a sweep that read none
+  for (const auto& [figure, mhz] : clocks->items()) {
+    if (mhz.is_number_integer()) s.note_sm_clock(figure, mhz.get<int>(), timer_->default_sm_clock_mhz());
+  }
+}
+
 // ---------------------------------------------------------------- retime's part
 
 void SweepRun::retime_variant(ShapeResult& s, TimingRegime regime, VariantResult& v) {
   const VariantBuild* build = build_of(s, v.variant);
   const StepResult more = step_runner_.run(retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
-    return nlohmann::json{{"samples", timer_of(s).variant(regime, kernel_for(*build), build->variant).samples_us}};
+    const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
+    nlohmann::json record{{"samples", m.samples_us}};
+    record_sm_clock(record, fmt::format("{} {} (re-timed)", v.variant, regime_name(regime)), m);
+    return record;
   });
   if (more.ok()) {
+    note_sm_clocks(s, more);
     std::vector<double>& merged = samples_[{s.shape.name, v.variant, regime}];
     const auto added = more.entry({"samples"}).get<std::vector<double>>();
     merged.insert(merged.end(), added.begin(), added.end());

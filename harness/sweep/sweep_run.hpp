@@ -48,6 +48,8 @@ class SweepRun {
   void time_fully(ShapeResult& s, VariantResult& v);
   // Part of retime(): one more measurement of `v`, its samples merged with the main timing's.
   void retime_variant(ShapeResult& s, TimingRegime regime, VariantResult& v);
+  static void record_sm_clock(nlohmann::json& record, const std::string& figure, const Measurement& m);
+  void note_sm_clocks(ShapeResult& s, const StepResult& step);
   // Parts of measure_noise().
   void note_main_timing_figures();
   void noise_pass(int pass, ShapeResult& s);

@@ -18,7 +18,8 @@ namespace exactune {
 Timer::Timer(GpuBackend& backend, TimerOptions options)
     : backend_(backend),
       options_(options),
-      flush_buffer_(backend, static_cast<std::size_t>(2 * backend.gpu().l2_bytes)) {}
+      flush_buffer_(backend, static_cast<std::size_t>(2 * backend.gpu().l2_bytes)),
+      sm_clock_(backend.gpu().pci_bus_id, backend.gpu().sm_clock_khz) {}
 
 Timer::~Timer() = default;
 
@@ -102,12 +103,16 @@ Measurement Timer::cold(const std::string& name, const Enqueue& enqueue) {
 }
 
 Measurement Timer::measure(TimingRegime regime, const std::string& name, int copies, const Enqueue& enqueue) {
+  Measurement m;
   switch (regime) {
-    case TimingRegime::rotated: return rotated(name, copies, enqueue);
-    case TimingRegime::l2_resident: return l2_resident(name, enqueue);
-    case TimingRegime::cold: return cold(name, enqueue);
+    case TimingRegime::rotated: m = rotated(name, copies, enqueue); break;
+    case TimingRegime::l2_resident: m = l2_resident(name, enqueue); break;
+    case TimingRegime::cold: m = cold(name, enqueue); break;
+    default: throw error("Timer::measure: unknown regime");
   }
-  throw error("Timer::measure: unknown regime");
+  // Right after the last sample, before the GPU idles down: the clock the samples ran at.
+  m.sm_clock_mhz = sm_clock_.read_mhz();
+  return m;
 }
 
 }  // namespace exactune

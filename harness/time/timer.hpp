@@ -20,12 +20,14 @@
 // max_attempts, the new attempt replacing the unsteady one (samples_until_steady).
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <exactune/results.hpp>
 
 #include "backends/gpu/gpu_backend.hpp"
+#include "backends/gpu/sm_clock.hpp"
 
 namespace exactune {
 
@@ -50,6 +52,8 @@ struct Measurement {
   std::vector<double> samples_us;
   int attempts = 1;    // how many attempts ran; the samples are the last one's
   bool steady = true;  // whether the kept attempt's robust spread was within max_spread
+  // The SM clock read right after the samples (backends/gpu/sm_clock.hpp); none where it cannot be read.
+  std::optional<int> sm_clock_mhz;
 };
 
 class Timer {
@@ -69,6 +73,8 @@ class Timer {
 
   TimingMethod method() const;
   const TimerOptions& options() const { return options_; }
+  // The GPU's typical SM clock, the throttling check's reference; none where the driver does not report it.
+  std::optional<int> default_sm_clock_mhz() const { return sm_clock_.default_mhz(); }
 
  private:
   Measurement repeat_until_stable(const std::string& name, const std::function<double()>& sample_us);
@@ -79,6 +85,7 @@ class Timer {
   GpuBackend& backend_;
   TimerOptions options_;
   DeviceBuffer flush_buffer_;
+  SmClock sm_clock_;
 };
 
 }  // namespace exactune

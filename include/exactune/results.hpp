@@ -116,6 +116,20 @@ struct ScreenedOut {
   std::vector<std::pair<TimingRegime, Timing>> timings;
 };
 
+// The SM clock the timer read right after each of a shape's figures
+// (harness/backends/gpu/sm_clock.hpp), against the GPU's default clock:
+// nvbench's throttling check. A figure read below kThrottledClockFraction of
+// the default is named in `throttled`, "<what> <regime>" ("copy cold",
+// "<variant> rotated"); none is flagged where the default is unknown (0).
+struct SmClockRecord {
+  int default_mhz = 0;
+  int min_mhz = 0, max_mhz = 0;  // over the figures read
+  int figures = 0;               // figures whose clock was read
+  std::vector<std::string> throttled;
+  friend bool operator==(const SmClockRecord&, const SmClockRecord&) = default;
+};
+inline constexpr double kThrottledClockFraction = 0.75;
+
 struct VariantResult {
   std::string variant;
   std::vector<Param> params;
@@ -148,7 +162,12 @@ struct ShapeResult {
   std::optional<Timing> reference_chain_rotated, reference_chain_l2_resident, reference_chain_cold;
   std::optional<Rotation> rotation;             // of the rotated figures; none when not timed
   std::vector<RunToRunNoise> run_to_run_noise;  // one per regime, when noise passes ran
+  std::optional<SmClockRecord> sm_clock;        // none where no figure's clock was read
   std::vector<VariantResult> variants;
+
+  // Counts a figure's clock, read right after its samples, into sm_clock (flagged below
+  // kThrottledClockFraction of default_mhz, when known); `figure` is "<what> <regime>".
+  void note_sm_clock(const std::string& figure, int mhz, std::optional<int> default_mhz);
 
   const VariantResult* find(const std::string& variant) const;
   // The exact variant with the lowest median in `r`; nullptr when none was timed there.

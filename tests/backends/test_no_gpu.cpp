@@ -10,6 +10,7 @@
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/device_info.hpp"
 #include "backends/gpu/gpu_backend.hpp"
+#include "backends/gpu/sm_clock.hpp"
 #include "catch.hpp"
 
 namespace exactune {
@@ -71,6 +72,14 @@ TEST_CASE("a GPU arch and summary come from its description", "[gpu-runtime]") {
 
   gpu.cc_major = 10;
   CHECK(gpu.arch() == "sm_100");
+}
+
+TEST_CASE("without NVML no SM clock is read, and why is said; the default clock is the driver's", "[gpu-runtime]") {
+  const SmClock clock("00000000:1b:00.0", 1980000, "libexactune-test-no-such-nvml.so.1");
+  CHECK_FALSE(clock.read_mhz().has_value());
+  CHECK(clock.unavailable_because().find("libexactune-test-no-such-nvml.so.1") != std::string::npos);
+  CHECK(clock.default_mhz() == 1980);
+  CHECK_FALSE(SmClock("00000000:1b:00.0", 0, "libexactune-test-no-such-nvml.so.1").default_mhz().has_value());
 }
 
 }  // namespace

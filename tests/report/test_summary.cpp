@@ -80,6 +80,19 @@ TEST_CASE("summary.md has every regime's column, the rotation's K and the policy
                                  kLarge)));
 }
 
+TEST_CASE("summary.md gives each shape's SM clock and names the throttled figures, and says nothing without one",
+          "[summary]") {
+  SweepResults r = recorded_sweep();
+  CHECK_FALSE(contains(summary_markdown(r, choose_heuristics(r)), "SM clock"));
+  r.shapes[3].sm_clock = SmClockRecord{1980, 1400, 1980, 12, {"copy cold"}};
+  r.shapes[0].sm_clock = SmClockRecord{1980, 1965, 1980, 9, {}};
+  const std::string md = summary_markdown(r, choose_heuristics(r));
+  INFO(md);
+  CHECK(contains(md, "SM clock, read right after each figure's samples (default 1980 MHz): "));
+  CHECK(contains(md, "big 1400-1980 MHz (12 figures)"));
+  CHECK(contains(md, "Figures read below 75% of the default (throttled, as nvbench calls it): big copy cold."));
+}
+
 TEST_CASE("summary.md sets the framework's own eager time beside the reference chain", "[summary]") {
   namespace fs = std::filesystem;
   const TempDir dir("framework-times");

@@ -329,8 +329,8 @@ TEST_CASE("a sweep cut short anywhere or missing a variant is refused, one of fo
   version2.erase(version2.find("# The last line"));
   const SweepResults old = parse_sweep_yaml(version2, "t.yaml");
   CHECK(old.shapes.at(0).variants.size() == 2);
-  CHECK(contains(sweep_refusal(edited(version2, "exactune_sweep: 2", "exactune_sweep: 6").first),
-                 "exactune_sweep: 6 is a format this exactune does not read (it reads 1 to 5)"));
+  CHECK(contains(sweep_refusal(edited(version2, "exactune_sweep: 2", "exactune_sweep: 7").first),
+                 "exactune_sweep: 7 is a format this exactune does not read (it reads 1 to 6)"));
 }
 
 TEST_CASE(

@@ -135,6 +135,7 @@ void check_same(const ShapeResult& a, const ShapeResult& b) {
     CHECK(a.rotation->copies == b.rotation->copies);
     CHECK(a.rotation->working_set_bytes == b.rotation->working_set_bytes);
   }
+  CHECK(a.sm_clock == b.sm_clock);
   REQUIRE(a.run_to_run_noise.size() == b.run_to_run_noise.size());
   for (std::size_t i = 0; i < a.run_to_run_noise.size(); ++i) {
     CHECK(a.run_to_run_noise[i].regime == b.run_to_run_noise[i].regime);
@@ -318,6 +319,42 @@ TEST_CASE("the written file reads well and keeps to YAML every reader agrees on"
   CHECK_FALSE(contains(text, "reference_chain_cold_us"));  // absent when not measured
 }
 
+TEST_CASE("a shape's SM clock record is written as format 6 and read back; a sweep without one keeps format 3",
+          "[sweep_file]") {
+  SweepResults r = awkward_results();
+  CHECK(contains(to_sweep_yaml(r), "\nexactune_sweep: 3\n"));
+  r.shapes.front().sm_clock = SmClockRecord{1980, 1410, 1980, 12, {"copy cold", "t32_v4_right rotated"}};
+  const std::string text = to_sweep_yaml(r);
+  INFO(text);
+  CHECK(contains(text, "\nexactune_sweep: 6\n"));
+  CHECK(contains(text,
+                 "    sm_clock: {default_mhz: 1980, min_mhz: 1410, max_mhz: 1980, figures: 12, throttled: [copy cold, "
+                 "t32_v4_right rotated]}\n"));
+  const SweepResults read = parse_sweep_yaml(text, "clock.yaml");
+  check_same(r, read);
+  CHECK(to_sweep_yaml(read) == text);
+  // More throttled figures than figures read is a damaged record.
+  std::string damaged = text;
+  const std::string twelve = "figures: 12,";
+  damaged.replace(damaged.find(twelve), twelve.size(), "figures: 1,");
+  CHECK_THROWS_WITH(parse_sweep_yaml(damaged, "clock.yaml"), Catch::Contains("2 figures throttled of 1 read"));
+}
+
+TEST_CASE("a figure's SM clock below 75% of the default is flagged as throttled, none without a default",
+          "[sweep_file]") {
+  ShapeResult s;
+  s.note_sm_clock("copy rotated", 1980, 1980);
+  s.note_sm_clock("copy cold", 1485, 1980);  // exactly 75%: not throttled
+  s.note_sm_clock("v cold", 1484, 1980);
+  REQUIRE(s.sm_clock);
+  CHECK(*s.sm_clock == SmClockRecord{1980, 1484, 1980, 3, {"v cold"}});
+  ShapeResult unknown;
+  unknown.note_sm_clock("copy rotated", 300, std::nullopt);
+  REQUIRE(unknown.sm_clock);
+  CHECK(unknown.sm_clock->throttled.empty());
+  CHECK(unknown.sm_clock->default_mhz == 0);
+}
+
 TEST_CASE("find returns the record by name, or nullptr", "[sweep_file]") {
   const SweepResults r = awkward_results();
   REQUIRE(r.find("tiny") != nullptr);
@@ -371,7 +408,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     std::string_view expected;
   };
   const Damage cases[] = {
-      {1, "exactune_sweep: 6", "t.yaml:1: exactune_sweep: 6 is a format this exactune does not read (it reads 1 to 5)"},
+      {1, "exactune_sweep: 7", "t.yaml:1: exactune_sweep: 7 is a format this exactune does not read (it reads 1 to 6)"},
       {1, "exactune_sweep: 2", "t.yaml:7: unknown key 'hot' in timing"},  // format 2 has other keys
       {3, "", "t.yaml:1: the top level is missing key 'reference_recipe'"},
       {5, "wall_s: fast", "t.yaml:5: wall_s must be a number, got 'fast'"},
@@ -396,7 +433,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
        "        exact: false\n        cases: \"0/8\"",
        "t.yaml:28: in shape 's', variant 'v' appears twice"},
       {9, "  - 5\n  - name: s", "t.yaml:9: shapes #1 must be a map, got '5'"},
-      {1, "exactune_sweep: 6\nextra: 1", "t.yaml:1: exactune_sweep: 6 is a format"},
+      {1, "exactune_sweep: 7\nextra: 1", "t.yaml:1: exactune_sweep: 7 is a format"},
       {7, "timing: {hot: h, cold: c, repetitions: 7, max_spread: 0.05", "t.yaml:"},
   };
   for (const Damage& d : cases) {
@@ -405,7 +442,7 @@ TEST_CASE("a damaged sweep file is refused with its line", "[sweep_file]") {
     INFO(yaml << "\n=> " << message);
     CHECK(message.rfind(std::string(d.expected), 0) == 0);
   }
-  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 5'");
+  CHECK(error_for("") == "t.yaml:1: the file is empty; expected a map that starts with 'exactune_sweep: 6'");
 }
 
 TEST_CASE("raw samples are written for the figures a choice rests on and read back to the bit", "[sweep_file]") {

@@ -330,6 +330,20 @@ TEST_CASE("merging a single 1/1 shard reproduces the sweep's records and choices
   CHECK(to_heuristics_yaml(choose_heuristics(merged)) == to_heuristics_yaml(choose_heuristics(whole)));
 }
 
+TEST_CASE("a merged shape's SM clock spans its shards' and keeps every throttled figure", "[shards]") {
+  const TempDir dir("merge-clock");
+  const SweepResults whole = readable_sweep();
+  std::vector<SweepResults> shards = {shard_sweep(whole, {1, 3}), shard_sweep(whole, {2, 3}),
+                                      shard_sweep(whole, {3, 3})};
+  for (ShapeResult& shape : shards[0].shapes) shape.sm_clock = SmClockRecord{1980, 1900, 1980, 4, {}};
+  for (ShapeResult& shape : shards[2].shapes) shape.sm_clock = SmClockRecord{1980, 1300, 1950, 5, {"copy cold"}};
+  const SweepResults merged = merge_shards(shard_files(dir, shards));
+  const ShapeResult& mid = *merged.find("mid");
+  REQUIRE(mid.sm_clock);
+  CHECK(*mid.sm_clock == SmClockRecord{1980, 1300, 1980, 9, {"copy cold"}});
+  CHECK(parse_sweep_yaml(to_sweep_yaml(merged), "merged.yaml").find("mid")->sm_clock == mid.sm_clock);
+}
+
 TEST_CASE("a merged shape's copy is the median across shards and its noise takes in their copies' range", "[shards]") {
   const TempDir dir("merge-noise");
   const SweepResults whole = readable_sweep();

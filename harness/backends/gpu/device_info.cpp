@@ -83,6 +83,10 @@ GpuDescription describe_gpu(int ordinal) {
   gpu.l2_bytes = required_attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size");
   gpu.memory_clock_khz = optional_attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   gpu.memory_bus_bits = optional_attribute(device, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  gpu.sm_clock_khz = optional_attribute(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  gpu.pci_bus_id = fmt::format("{:08x}:{:02x}:{:02x}.0", optional_attribute(device, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
+                               optional_attribute(device, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+                               optional_attribute(device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
   std::size_t total_memory = 0;
   check(driver.cuDeviceTotalMem(&total_memory, device), "cuDeviceTotalMem");
   gpu.total_memory_bytes = static_cast<long long>(total_memory);

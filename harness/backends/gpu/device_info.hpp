@@ -12,6 +12,8 @@ struct GpuDescription {
   long long l2_bytes = 0;
   int memory_clock_khz = 0;  // peak; 0 when the driver does not report it
   int memory_bus_bits = 0;   // 0 when the driver does not report it
+  int sm_clock_khz = 0;      // typical SM clock; 0 when the driver does not report it
+  std::string pci_bus_id;    // "00000000:1b:00.0" (domain:bus:device.function), as NVML names the GPU
   long long total_memory_bytes = 0;
   int driver_version = 0;     // e.g. 13000 for CUDA 13.0
   std::string nvrtc_version;  // e.g. "13.0"
