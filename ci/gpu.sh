@@ -6,7 +6,7 @@
 # families that verify and sweep run; by default, all that the binary knows.
 # Logs and reports go under $OUT (default /tmp/exactune-gpu).
 #   usage: ci/gpu.sh [tests] [torch] [verify] [verify-defaults] [faults] [sanitize] [golden] [reliability] [aten-sass] [sweep] [swept-tables] [gate-power] [speed] [sass] [runtime]
-#                    [runtime-bench] [first-call]   (no argument: tests torch verify faults sanitize runtime)
+#                    [wheel] [runtime-bench] [first-call]   (no argument: tests torch verify faults sanitize runtime)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/exactune-gpu}
@@ -227,6 +227,30 @@ for stage in "${stages[@]}"; do
       PATH=$PATH:/usr/local/cuda/bin bash ci/sass.sh -o "$OUT/sass" ${EXACTUNE_SASS_GLOBS:-'w2_r1_predicated_v16_*_late_*'} \
         >"$OUT/sass.log" 2>&1 || status=1
       note "sass: $(grep -c '^==' "$OUT/sass.log") kernels disassembled ($(( $(date +%s) - t0 )) s)"
+      ;;
+    wheel)
+      # The stages after this one import exactune from its installed wheel, as a user gets it, not from this
+      # tree: the wheel is built (python/tools/build_wheel.py: the runtime, the kernel export of the tables this
+      # stage serves, the torch-free binding, the ops' sources), pip installs it into EXACTUNE_WHEEL_TARGET
+      # (default /tmp/exactune-wheel), and that folder takes the tree's place on PYTHONPATH, with no
+      # EXACTUNE_RUNTIME_LIB: exactune finds its library and export inside the package.
+      target=${EXACTUNE_WHEEL_TARGET:-/tmp/exactune-wheel}
+      rm -rf "$target" /tmp/exactune-wheel-export /tmp/exactune-wheel-dist
+      if "$bin" export --out /tmp/exactune-wheel-export >"$OUT/wheel.log" 2>&1 &&
+        python3 python/tools/build_wheel.py --runtime "$EXACTUNE_RUNTIME_LIB" --export /tmp/exactune-wheel-export \
+          --out /tmp/exactune-wheel-dist >>"$OUT/wheel.log" 2>&1 &&
+        python3 -m pip install --quiet --no-index --no-deps --no-compile --target "$target" \
+          /tmp/exactune-wheel-dist/*.whl >>"$OUT/wheel.log" 2>&1; then
+        export PYTHONPATH=$target${PYTHONPATH#"$PWD/python"}
+        unset EXACTUNE_RUNTIME_LIB
+        from=$(cd / && python3 -c "import exactune._native as n; print(n.runtime_library())" 2>>"$OUT/wheel.log")
+        note "wheel: $(basename /tmp/exactune-wheel-dist/*.whl) installed into $target; the stages after this one \
+import exactune from it (runtime library: ${from:-not found})"
+        case $from in "$target"/*) ;; *) status=1 ;; esac
+      else
+        status=1
+        note "wheel: failed ($(tail -1 "$OUT/wheel.log"))"
+      fi
       ;;
     runtime)
       # The torch ops against real torch: exactness, layouts, fallbacks, graphs, torch.compile, the gate; with

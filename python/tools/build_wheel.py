@@ -10,8 +10,9 @@ wheel needs no source tree, and no CUDA toolkit for what the export holds.
     build/exactune export --out build/export
     python3 python/tools/build_wheel.py --runtime build/libexactune_runtime.so --export build/export --out dist
 
-Needs setuptools and wheel in the interpreter that runs it (Debian:
-python3-setuptools, python3-wheel); nothing is downloaded. Prints the wheel's path.
+Needs setuptools in the interpreter that runs it, and wheel with a setuptools
+older than 70.1 (Debian: python3-setuptools, python3-wheel); nothing is
+downloaded. Prints the wheel's path.
 """
 
 import argparse
@@ -83,8 +84,11 @@ def main():
     if not args.runtime.is_file():
         sys.exit(f"build_wheel.py: --runtime {args.runtime}: no such file (build the exactune_runtime target)")
     try:
+        import setuptools
         import setuptools.build_meta as backend
-        import wheel  # noqa: F401  (setuptools before 70 builds wheels through it)
+        # setuptools builds wheels itself from 70.1 on, and through the wheel package before.
+        if tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit()) < (70, 1):
+            import wheel  # noqa: F401
     except ImportError as missing:
         sys.exit(f"build_wheel.py: {sys.executable} lacks {missing.name} (Debian: python3-setuptools python3-wheel)")
     args.out.mkdir(parents=True, exist_ok=True)
