@@ -101,9 +101,11 @@ class GatedResidualLayerNormModulateFamily final : public KernelFamily {
     return make_gated_residual_workload(backend, support, shape, input_case, seed);
   }
 
-  // Read x and h, write r and out; gate, scale and shift are a row per batch.
+  // Read x and h, write r and out, and read gate, scale and shift: a row of
+  // each per batch element, as many rows as x's with per-token modulation.
   std::int64_t bytes_moved(const Shape& shape) const override {
-    return 4 * 2 * shape.rows() * ModulateProblem::of(shape).hidden;
+    const ModulateProblem p = ModulateProblem::of(shape);
+    return 2 * (4 * shape.rows() + 3 * std::int64_t{p.batch}) * p.hidden;
   }
 
   // The variants are named as layer_norm_modulate's, so its aten launch shape

@@ -26,6 +26,7 @@ GatedResidualWorkload::GatedResidualWorkload(Backend& backend, const SupportKern
       residual_(backend, padded_bytes(elements_, 2)),
       copy_x_(backend, padded_bytes(elements_, 2)),
       copy_h_(backend, padded_bytes(elements_, 2)),
+      copy_modulation_(backend, padded_bytes(3 * std::int64_t{problem_.batch} * problem_.hidden, 2)),
       gate_(chain_.operands().embedding + static_cast<DeviceAddress>(inputs.gate_offset) * 2) {
   backend.upload(x_.address(), inputs.modulate.x.data(), inputs.modulate.x.size() * 2);
   backend.upload(h_.address(), inputs.h.data(), inputs.h.size() * 2);
@@ -68,13 +69,18 @@ void GatedResidualWorkload::launch_variant(const LoadedKernel& kernel, const Var
 }
 
 // The roofline: a copy of x and of h, the two tensors a fused kernel reads as
-// it writes the two it returns.
+// it writes the two it returns, and of the gate, scale and shift rows it reads
+// (a row of each per batch element), in one launch (bytes_moved).
 void GatedResidualWorkload::launch_copy() {
   const long long packets = static_cast<long long>(padded_bytes(elements_, 2) / 16);
-  const Dim3 grid = elementwise_grid(packets);
-  for (const auto& [from, to] : {std::pair{x_.address(), copy_x_.address()}, {h_.address(), copy_h_.address()}}) {
-    launch_kernel(backend_, support_.get("copy_bytes"), grid, Dim3{kElementwiseThreads, 1, 1}, from, to, packets);
-  }
+  const long long row_packets = static_cast<long long>(padded_bytes(modulation_elements(), 2) / 16);
+  launch_kernel(backend_, support_.get("copy_regions"), elementwise_grid(2 * packets + row_packets),
+                Dim3{kElementwiseThreads, 1, 1}, x_.address(), copy_x_.address(), packets, h_.address(),
+                copy_h_.address(), packets, chain_.operands().embedding, copy_modulation_.address(), row_packets);
+}
+
+std::int64_t GatedResidualWorkload::modulation_elements() const {
+  return 3 * std::int64_t{problem_.batch} * problem_.hidden;
 }
 
 std::vector<OutputRegion> GatedResidualWorkload::output_regions() const {

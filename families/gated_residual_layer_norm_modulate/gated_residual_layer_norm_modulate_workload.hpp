@@ -34,6 +34,8 @@ class GatedResidualWorkload : public Workload {
 
  private:
   std::vector<std::uint16_t> download(DeviceAddress at);
+  // The gate, scale and shift elements a fused kernel reads: a row of each per batch element.
+  std::int64_t modulation_elements() const;
 
   Backend& backend_;
   const SupportKernels& support_;
@@ -42,7 +44,7 @@ class GatedResidualWorkload : public Workload {
   float eps_;
   std::int64_t elements_;
   LayerNormModulateWorkload chain_;  // its x holds the reference's r; its output is y
-  DeviceBuffer x_, h_, product_, residual_, copy_x_, copy_h_;
+  DeviceBuffer x_, h_, product_, residual_, copy_x_, copy_h_, copy_modulation_;
   DeviceAddress gate_;
 };
 

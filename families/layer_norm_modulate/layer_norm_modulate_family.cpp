@@ -117,7 +117,7 @@ class LayerNormModulateFamily final : public KernelFamily {
         request("eager_one_plus", kEagerTemplate, "&exactune_kernels::eager_one_plus"),
         request("eager_scale", kEagerTemplate, "&exactune_kernels::eager_scale"),
         request("eager_shift", kEagerTemplate, "&exactune_kernels::eager_shift"),
-        request("copy_bytes", "kernel_templates/copy.cuh", "&exactune_kernels::copy_bytes"),
+        request("copy_regions", "kernel_templates/copy.cuh", "&exactune_kernels::copy_regions"),
     };
   }
 
@@ -135,9 +135,12 @@ class LayerNormModulateFamily final : public KernelFamily {
     return make_layer_norm_modulate_workload(backend, support, shape, input_case, seed);
   }
 
-  // Read x and write out; scale and shift are a row per batch, noise beside x.
+  // Read x and write out, and read scale and shift: a row of each per batch
+  // element, noise beside x for a DiT's thousands of tokens, as many rows as
+  // x's with per-token modulation (a batch element per token).
   std::int64_t bytes_moved(const Shape& shape) const override {
-    return 2 * 2 * shape.rows() * ModulateProblem::of(shape).hidden;
+    const ModulateProblem p = ModulateProblem::of(shape);
+    return 2 * (2 * shape.rows() + 2 * std::int64_t{p.batch}) * p.hidden;
   }
 
   // aten's own launch shape for its vectorized LayerNorm: 4 warps, one row per

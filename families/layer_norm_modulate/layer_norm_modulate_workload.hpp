@@ -46,6 +46,9 @@ class LayerNormModulateWorkload : public Workload {
     return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2, embedding_.address()};
   }
 
+  // The scale and shift elements a fused kernel reads: a row of each per batch element.
+  std::int64_t modulation_elements() const;
+
   // The reference LayerNorm's statistics, for the cross-check against torch.
   std::vector<float> download_mean();
   std::vector<float> download_rstd();
@@ -58,7 +61,7 @@ class LayerNormModulateWorkload : public Workload {
   ModulateProblem problem_;
   float eps_;
   std::int64_t elements_;
-  DeviceBuffer x_, embedding_, y_, mean_, rstd_, t_, u_, reference_out_, out_, copy_dst_;
+  DeviceBuffer x_, embedding_, y_, mean_, rstd_, t_, u_, reference_out_, out_, copy_dst_, copy_modulation_dst_;
   DeviceAddress x_at_, scale_, shift_;
 };
 

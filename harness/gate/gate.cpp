@@ -141,6 +141,15 @@ class SweepComparison {
     }
     const VariantResult* chosen = chosen_variant(base);
     compare_exactness(base, *cand, chosen);
+    // Figures are compared over their run's copy: a copy of other bytes is another yardstick.
+    if (same_gpu_ && base.bytes_moved != cand->bytes_moved) {
+      add({name, "", GateCheck::speed, GateChange::different_copy, fmt::format("copy of {} bytes", base.bytes_moved),
+           fmt::format("copy of {} bytes", cand->bytes_moved), "timings are not comparable",
+           fmt::format("the copy of shape {} moves {} bytes in the candidate and {} in the baseline (the family's "
+                       "roofline changed): speed is not compared; sweep the baseline again",
+                       name, cand->bytes_moved, base.bytes_moved)});
+      return;
+    }
     if (same_gpu_) {
       for (std::size_t i = 0; i < options_.regimes.size(); ++i) {
         compare_speed(base, *cand, chosen, options_.regimes[i], i == 0);

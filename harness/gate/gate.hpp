@@ -73,6 +73,8 @@ enum class GateChange {
   different_gpu,           // the sweeps ran on different GPUs: speed is not compared, fail
   different_reference,     // the reference recipe changed: exactness is against another reference, fail
   different_inputs,        // another input seed: exactness is proven on other inputs than the baseline's, fail
+  different_copy,          // the shape's copy moves other bytes than the baseline's (the family's roofline changed):
+                           // its speed is not compared, fail
 };
 
 enum class GateVerdict { pass, note, warning, fail };

@@ -4,7 +4,7 @@
 
 namespace exactune {
 
-const std::array<ChangeTraits, 18> kGateChanges = {{
+const std::array<ChangeTraits, 19> kGateChanges = {{
     {GateChange::lost_exactness, GateVerdict::fail, "lost exactness", "lost exactness", true},
     {GateChange::slower, GateVerdict::fail, "slower beyond noise", "slower beyond noise", true},
     {GateChange::changed_shape, GateVerdict::fail, "changed shape", "changed shapes", false},
@@ -14,6 +14,7 @@ const std::array<ChangeTraits, 18> kGateChanges = {{
     {GateChange::different_gpu, GateVerdict::fail, "different GPU", "different GPU", false},
     {GateChange::different_reference, GateVerdict::fail, "different reference", "different reference", false},
     {GateChange::different_inputs, GateVerdict::fail, "different inputs", "different inputs", false},
+    {GateChange::different_copy, GateVerdict::fail, "different copy", "different copies", false},
     {GateChange::ambiguous, GateVerdict::warning, "ambiguous: rerun", "ambiguous: rerun", false},
     {GateChange::slower_under_threshold, GateVerdict::pass, "slower under threshold", "slower under threshold", false},
     {GateChange::within_noise, GateVerdict::pass, "within noise", "within noise", false},

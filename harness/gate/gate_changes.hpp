@@ -18,7 +18,7 @@ struct ChangeTraits {
 };
 
 // In the order the summary line counts them (failures first).
-extern const std::array<ChangeTraits, 18> kGateChanges;
+extern const std::array<ChangeTraits, 19> kGateChanges;
 const ChangeTraits& change_traits(GateChange change);
 
 }  // namespace exactune

@@ -444,6 +444,18 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
   }
 }
 
+TEST_CASE("speed is not compared where the copy moves other bytes than the baseline's", "[gate]") {
+  SweepResults candidate = baseline();
+  candidate.shapes[0].bytes_moved += 4096;                    // the family's roofline counts other bytes now
+  candidate.shapes[0].variants[0].rotated->median_us = 50.0;  // "slower", over another yardstick: not a verdict
+  const GateReport report = compare_sweeps(baseline(), candidate, {});
+  CHECK_FALSE(report.passed());
+  const GateFinding* changed = finding(report, GateChange::different_copy);
+  REQUIRE(changed != nullptr);
+  CHECK(contains(changed->message, "sweep the baseline again"));
+  CHECK(report.count(GateChange::slower) == 0);
+}
+
 TEST_CASE("speed is never compared across GPUs, nor exactness across recipes, families are refused", "[gate]") {
   SweepResults candidate = baseline();
   candidate.device.name = "NVIDIA H100";

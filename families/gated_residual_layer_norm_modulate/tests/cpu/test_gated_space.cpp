@@ -72,3 +72,12 @@ TEST_CASE("the default shapes hold FLUX.1's, SD3's and Sana's hidden sizes, 5120
     CHECK(shape.name.find("wan") == std::string::npos);
   }
 }
+
+TEST_CASE("the bytes the fused kernel moves count x, h, r, y and the gate, scale and shift rows", "[gated_space]") {
+  const KernelFamily& family = gated_residual_layer_norm_modulate_family();
+  for (const Shape& shape : default_shapes(family).shapes) {
+    INFO(shape.name);
+    const ModulateProblem p = ModulateProblem::of(shape);
+    CHECK(family.bytes_moved(shape) == 2 * (4 * shape.rows() + 3 * std::int64_t{p.batch}) * p.hidden);
+  }
+}

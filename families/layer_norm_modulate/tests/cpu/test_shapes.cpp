@@ -79,6 +79,21 @@ TEST_CASE("the default shape set holds the tuned models, per-token modulation an
   CHECK(set.sizes() == std::vector<int>{2240, 3072, 4096});
 }
 
+TEST_CASE("the bytes a kernel moves count scale and shift: per-token modulation doubles them", "[shapes]") {
+  const ShapeSet set = exactune::default_shapes(family());
+  const auto bytes_of = [&](const char* name) {
+    for (const Shape& s : set.shapes) {
+      if (s.name == name) return family().bytes_moved(s);
+    }
+    FAIL("no shape " << name);
+    return std::int64_t{0};
+  };
+  // x read and y written, 2 bytes an element; a scale and a shift row per batch element.
+  CHECK(bytes_of("sana-1024px") == 2 * (2 * 2048 + 2 * 2) * std::int64_t{2240});
+  // A batch element per token: as many scale and shift rows as rows of x.
+  CHECK(bytes_of("per-token-27280tok-d3072") == 2 * (2 * 27280 + 2 * 27280) * std::int64_t{3072});
+}
+
 TEST_CASE("a custom shape file loads with its path as source", "[shapes]") {
   const std::string path = kDataDir + "/shapes/custom.yaml";
   const ShapeSet set = exactune::load_shapes_file(family(), path);
