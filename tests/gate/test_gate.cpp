@@ -444,11 +444,16 @@ TEST_CASE("new and removed variants and shapes", "[gate]") {
   }
 }
 
-TEST_CASE("speed is not compared where the copy moves other bytes than the baseline's", "[gate]") {
-  SweepResults candidate = baseline();
-  candidate.shapes[0].bytes_moved += 4096;                    // the family's roofline counts other bytes now
+TEST_CASE("speed is not compared where the copy moves other bytes than the baseline's, beyond 1%", "[gate]") {
+  SweepResults base = baseline();
+  base.shapes[0].bytes_moved = 1 << 20;
+  SweepResults within = base;
+  within.shapes[0].bytes_moved += base.shapes[0].bytes_moved / 200;  // 0.5% more: a few rows now counted
+  CHECK(finding(compare_sweeps(base, within, {}), GateChange::different_copy) == nullptr);
+  SweepResults candidate = base;
+  candidate.shapes[0].bytes_moved *= 2;                       // the family's roofline counts other bytes now
   candidate.shapes[0].variants[0].rotated->median_us = 50.0;  // "slower", over another yardstick: not a verdict
-  const GateReport report = compare_sweeps(baseline(), candidate, {});
+  const GateReport report = compare_sweeps(base, candidate, {});
   CHECK_FALSE(report.passed());
   const GateFinding* changed = finding(report, GateChange::different_copy);
   REQUIRE(changed != nullptr);
