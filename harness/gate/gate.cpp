@@ -145,7 +145,7 @@ class SweepComparison {
     const VariantResult* chosen = chosen_variant(base);
     compare_exactness(base, *cand, chosen);
     // Figures are compared over their run's copy: a copy of other bytes is another yardstick. One within
-    // kCopyBytesTolerance of the baseline's still compares (a DiT shape's few modulation rows, now counted, move
+    // kCopyBytesTolerance of the baseline's still compares (a DiT shape's few broadcast rows, now counted, move
     // its copy's time far less than the noise), so that such a change does not void every committed baseline.
     if (same_gpu_ && std::abs(static_cast<double>(cand->bytes_moved - base.bytes_moved)) >
                          kCopyBytesTolerance * static_cast<double>(base.bytes_moved)) {
