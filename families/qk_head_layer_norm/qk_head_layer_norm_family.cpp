@@ -19,7 +19,7 @@ namespace exactune {
 namespace {
 
 constexpr int kAtenWarpLanes = 32;  // a head row (<= 32 vectors) lives in aten's warp 0
-constexpr int kMaxHeadDim = 4 * kAtenWarpLanes;
+static_assert(kQkMaxHeadDim == 4 * kAtenWarpLanes, "a head row of at most 32 vectors of 4 in aten's warp 0");
 constexpr int kLaneBudget = 8;  // aten lanes one thread may stand in for (about 64 registers, see exclusion)
 constexpr std::int64_t kMaxRows = (std::int64_t{1} << 30) - 1;  // rows per tensor: a joint grid of both fits in grid.x
 
@@ -57,8 +57,8 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 
   std::string parameter_problem(const std::string& name, double value) const override {
     if (name == "head_dim") {
-      if (value < 4 || value > kMaxHeadDim) {
-        return fmt::format("head_dim {} is out of range (must be 4..{})", value, kMaxHeadDim);
+      if (value < 4 || value > kQkMaxHeadDim) {
+        return fmt::format("head_dim {} is out of range (must be 4..{})", value, kQkMaxHeadDim);
       }
       if (static_cast<std::int64_t>(value) % 4 != 0) {
         return fmt::format("head_dim {} is not a multiple of 4 (aten's vectorized LayerNorm needs % 4 == 0)", value);
@@ -111,8 +111,8 @@ class QkHeadLayerNormFamily final : public KernelFamily {
 
   std::string exclusion(const std::vector<Param>& params, int head_dim) const override {
     const QkHeadLayerNormConfig c = decode(params);
-    if (head_dim % 4 != 0 || head_dim < 4 || head_dim > kMaxHeadDim) {
-      return fmt::format("head_dim {} is not served (a multiple of 4 in 4..{})", head_dim, kMaxHeadDim);
+    if (head_dim % 4 != 0 || head_dim < 4 || head_dim > kQkMaxHeadDim) {
+      return fmt::format("head_dim {} is not served (a multiple of 4 in 4..{})", head_dim, kQkMaxHeadDim);
     }
     const int threads_in_cta = 32 * c.num_warps;
     if (c.rows_per_cta > threads_in_cta || threads_in_cta % c.rows_per_cta != 0) {

@@ -34,6 +34,10 @@ struct QkHeadLayerNormConfig {
   LaunchGeometry geometry(std::int64_t rows) const;
 };
 
+// The largest head_dim the family serves: aten holds a head row in its warp 0,
+// at most 32 lanes of 4 elements.
+inline constexpr int kQkMaxHeadDim = 128;
+
 // A shape of this family, decoded: q and k are each (batch, tokens, heads, head_dim).
 struct QkHeadProblem {
   int batch = 0;

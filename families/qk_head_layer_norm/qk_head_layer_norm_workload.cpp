@@ -12,7 +12,6 @@ namespace {
 constexpr unsigned kCopyThreads = 256;
 constexpr unsigned kMaxCopyBlocks = 4096;
 constexpr std::uint8_t kPoisonByte = 0xff;  // 0xffff is a NaN no kernel produces
-constexpr int kMaxHeadDim = 128;            // aten's warp 0 holds a row of at most 32 vectors
 
 template <class T>
 std::vector<T> download_both(Backend& backend, const DeviceBuffer& buffer, std::int64_t per_tensor,
@@ -35,11 +34,11 @@ QkHeadLayerNormWorkload::QkHeadLayerNormWorkload(Backend& backend, const Support
       rows_(problem_.rows()),
       elements_(rows_ * problem_.head_dim),
       tensor_stride_(padded_bytes(elements_, 2)) {
-  if (problem_.head_dim % 4 != 0 || problem_.head_dim < 4 || problem_.head_dim > kMaxHeadDim) {
+  if (problem_.head_dim % 4 != 0 || problem_.head_dim < 4 || problem_.head_dim > kQkMaxHeadDim) {
     throw input_error(
         fmt::format("shape {}: head_dim {} is not served (aten's vectorized LayerNorm needs "
                     "head_dim % 4 == 0; this family serves head_dim <= {})",
-                    shape.name, problem_.head_dim, kMaxHeadDim));
+                    shape.name, problem_.head_dim, kQkMaxHeadDim));
   }
   if (inputs.q.size() != static_cast<std::size_t>(elements_) || inputs.k.size() != inputs.q.size()) {
     throw error(fmt::format("shape {}: q and k need {} elements each (got {} and {})", shape.name, elements_,

@@ -49,25 +49,23 @@ int fully_timed_count(const ShapeResult& shape) {
 
 // ---------------------------------------------------------------- summary.md
 
-constexpr const char* kMissing = "—";
-
-std::string microseconds(const std::optional<Timing>& t) { return t ? fmt::format("{:.2f}", t->median_us) : kMissing; }
+std::string microseconds(const std::optional<Timing>& t) {
+  return t ? fmt::format("{:.2f}", t->median_us) : kMarkdownMissing;
+}
 
 // A ratio of two timings, or a dash when either is missing.
 std::string ratio(const std::optional<Timing>& numerator, const std::optional<Timing>& denominator,
                   std::string_view unit = "") {
-  if (!numerator || !denominator || denominator->median_us <= 0) return kMissing;
+  if (!numerator || !denominator || denominator->median_us <= 0) return kMarkdownMissing;
   return fmt::format("{:.2f}{}", numerator->median_us / denominator->median_us, unit);
 }
-
-std::string code(std::string_view name) { return fmt::format("`{}`", name); }
 
 // "13.0" from the driver's 13000.
 std::string driver_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
 std::string chosen_for(const Heuristics& h, const Shape& shape) {
-  if (const Choice* c = h.device.choice_for(shape.size, shape.rows())) return code(c->chosen.variant);
-  return fmt::format("{} (default)", code(h.device.default_configuration.variant));
+  if (const Choice* c = h.device.choice_for(shape.size, shape.rows())) return markdown_code(c->chosen.variant);
+  return fmt::format("{} (default)", markdown_code(h.device.default_configuration.variant));
 }
 
 // The parameters the table's column shows: those whose value differs between
@@ -83,7 +81,7 @@ std::string parameter_text(const Shape& shape, const std::string& name) {
   for (const ShapeParameter& p : shape.parameters) {
     if (p.name == name) return p.text();
   }
-  return kMissing;
+  return kMarkdownMissing;
 }
 
 ParameterColumn parameter_column(const SweepResults& r, const KernelFamily& family) {
@@ -112,7 +110,7 @@ std::string mebibytes(std::int64_t bytes) { return fmt::format("{:.1f} MiB", sta
 
 // The rotation's copies and working set, flagged where a limit kept it under twice the L2.
 std::string rotation_text(const ShapeResult& s, const DeviceRecord& d) {
-  if (!s.rotation) return kMissing;
+  if (!s.rotation) return kMarkdownMissing;
   const bool short_of_l2 = d.l2_bytes > 0 && s.rotation->working_set_bytes < 2 * d.l2_bytes;
   return fmt::format("{} ({}{})", s.rotation->copies, mebibytes(s.rotation->working_set_bytes),
                      short_of_l2 ? ", under 2× L2" : "");
@@ -120,12 +118,12 @@ std::string rotation_text(const ShapeResult& s, const DeviceRecord& d) {
 
 // The run-to-run noise per regime, as the noise passes measured it.
 std::string noise_text(const ShapeResult& s) {
-  if (s.run_to_run_noise.empty()) return kMissing;
+  if (s.run_to_run_noise.empty()) return kMarkdownMissing;
   std::vector<std::string> cells;
   int passes = 0;
   for (TimingRegime r : kTimingRegimes) {
     const RunToRunNoise* n = s.noise(r);
-    cells.push_back(n ? fmt::format("{:.1f}%", n->noise * 100) : kMissing);
+    cells.push_back(n ? fmt::format("{:.1f}%", n->noise * 100) : kMarkdownMissing);
     if (n) passes = std::max(passes, n->passes);
   }
   return fmt::format("{} ({} passes)", fmt::join(cells, " / "), passes);
@@ -143,7 +141,7 @@ std::string shape_row(const ShapeResult& s, const Heuristics& h, const Parameter
       "| {} | ({}) | {} | {} | {} | {} | {} |", markdown_text(shape.name),
       markdown_text(fmt::format("{}", fmt::join(values, ", "))), shape.rows(),
       torch_eager ? microseconds(torch_eager) : "n/a", per_regime([&](TimingRegime r) { return s.reference_chain(r); }),
-      best ? code(best->variant) : kMissing, per_regime([&](TimingRegime r) { return s.copy(r); }));
+      best ? markdown_code(best->variant) : kMarkdownMissing, per_regime([&](TimingRegime r) { return s.copy(r); }));
   for (TimingRegime r : kTimingRegimes) {
     const std::optional<Timing> figure = best ? best->timing(r) : std::nullopt;
     row += fmt::format(" {} | {} |", microseconds(figure), ratio(figure, s.copy(r)));
@@ -164,7 +162,7 @@ std::string targets_section(const SweepResults& r, const Targets& targets, Timin
     const auto s = std::find_if(r.shapes.begin(), r.shapes.end(),
                                 [&](const ShapeResult& candidate) { return candidate.shape.name == t.shape; });
     const VariantResult* best = s == r.shapes.end() ? nullptr : s->fastest_exact(regime);
-    std::string hot = kMissing, cold = kMissing, met = "not swept", reason;
+    std::string hot = kMarkdownMissing, cold = kMarkdownMissing, met = "not swept", reason;
     if (s != r.shapes.end()) met = "not timed";
     if (best && s->copy(regime) && s->copy(regime)->median_us > 0) {
       const double hot_ratio = best->timing(regime)->median_us / s->copy(regime)->median_us;
@@ -226,8 +224,9 @@ std::string not_exact_section(const SweepResults& r) {
   for (const ShapeResult& s : r.shapes) {
     for (const VariantResult& v : s.variants) {
       if (v.exact) continue;
-      fmt::format_to(std::back_inserter(out), "- {} {}: {}: {}\n", markdown_text(s.shape.name), code(v.variant),
-                     v.failure_kind.empty() ? "not exact" : markdown_text(v.failure_kind), markdown_text(v.failure));
+      fmt::format_to(std::back_inserter(out), "- {} {}: {}: {}\n", markdown_text(s.shape.name),
+                     markdown_code(v.variant), v.failure_kind.empty() ? "not exact" : markdown_text(v.failure_kind),
+                     markdown_text(v.failure));
     }
   }
   return out.empty() ? "Every variant of every shape is bit-exact.\n" : out;
@@ -269,7 +268,7 @@ std::string axis_effects_section(const SweepResults& r, const KernelFamily& fami
       }
       std::string cell;
       for (const auto& [value, us] : best) cell += fmt::format("{}{}: {:.2f}", cell.empty() ? "" : ", ", value, us);
-      out += " " + (cell.empty() ? std::string(kMissing) : cell) + " |";
+      out += " " + (cell.empty() ? std::string(kMarkdownMissing) : cell) + " |";
     }
     out += "\n";
   }

@@ -20,8 +20,6 @@
 namespace exactune {
 namespace {
 
-constexpr const char* kMissing = "—";
-
 // A configuration as a shape's sweep timed it: its figure, or why there is none.
 struct Timed {
   std::optional<double> us;
@@ -49,11 +47,9 @@ std::string us_text(const Timed& t) { return t.us ? fmt::format("{:.2f}", *t.us)
 
 // Over the table's figure: above 1, the table's choice is that much faster.
 std::string over_table(const Timed& other, const Timed& table) {
-  if (!other.us || !table.us || *table.us <= 0) return kMissing;
+  if (!other.us || !table.us || *table.us <= 0) return kMarkdownMissing;
   return fmt::format("{:.2f}", *other.us / *table.us);
 }
-
-std::string code(std::string_view name) { return fmt::format("`{}`", name); }
 
 // The table's configuration for a shape: its bucket's choice, else the device default.
 struct TableChoice {
@@ -67,7 +63,8 @@ TableChoice table_choice(const DeviceHeuristics& device, const Shape& shape) {
 }
 
 std::string choice_text(const TableChoice& c) {
-  return c.is_default ? fmt::format("{} (default)", code(c.configuration.variant)) : code(c.configuration.variant);
+  return c.is_default ? fmt::format("{} (default)", markdown_code(c.configuration.variant))
+                      : markdown_code(c.configuration.variant);
 }
 
 // The cells of one shape: table's choice, its figure, the rule's configuration,
@@ -90,12 +87,12 @@ RowCells row_cells(const ShapeResult& s, const Heuristics& h, const KernelFamily
   const std::optional<FrameworkRule> rule = family.framework_rule(s.shape);
   if (!rule) {
     cells.rule = "no framework rule";
-    cells.rule_us = kMissing;
-    cells.ratio = kMissing;
+    cells.rule_us = kMarkdownMissing;
+    cells.ratio = kMarkdownMissing;
     return cells;
   }
   const Timed by_rule = timed(s, family, rule->configuration, regime);
-  cells.rule = code(rule->configuration.variant);
+  cells.rule = markdown_code(rule->configuration.variant);
   cells.rule_us = us_text(by_rule);
   cells.ratio = over_table(by_rule, cells.table);
   return cells;

@@ -21,7 +21,7 @@ constexpr const char* kSlurmCount = "SLURM_ARRAY_TASK_COUNT";
 constexpr const char* kSlurmStep = "SLURM_ARRAY_TASK_STEP";
 constexpr const char* kKubernetesIndex = "JOB_COMPLETION_INDEX";
 
-[[noreturn]] void refuse(const std::string& what) { throw input_error("--shard auto: " + what); }
+[[noreturn]] void refuse_shard_auto(const std::string& what) { throw input_error("--shard auto: " + what); }
 
 // A variable's whole number (0 or more); nullopt when it is unset or "".
 std::optional<long long> whole(const EnvironmentLookup& environment, const char* name) {
@@ -31,17 +31,17 @@ std::optional<long long> whole(const EnvironmentLookup& environment, const char*
   const auto [stop, status] = std::from_chars(text->data(), text->data() + text->size(), value);
   const bool digits = stop == text->data() + text->size() && text->front() != '-';
   if (digits && (status == std::errc::result_out_of_range || value > std::numeric_limits<int>::max())) {
-    refuse(fmt::format("{}={} is too large", name, *text));  // and what follows adds no more than ints
+    refuse_shard_auto(fmt::format("{}={} is too large", name, *text));  // and what follows adds no more than ints
   }
-  if (!digits || status != std::errc()) refuse(fmt::format("{}={} is not a whole number", name, *text));
+  if (!digits || status != std::errc()) refuse_shard_auto(fmt::format("{}={} is not a whole number", name, *text));
   return value;
 }
 
 // The count from `name` (at least 1, at most kMaxShards).
 long long count_of(const char* name, long long count) {
-  if (count < 1) refuse(fmt::format("{}={}: a sweep has at least one shard", name, count));
+  if (count < 1) refuse_shard_auto(fmt::format("{}={}: a sweep has at least one shard", name, count));
   if (count > kMaxShards) {
-    refuse(fmt::format("{}={}: a sweep is split into at most {} shards", name, count, kMaxShards));
+    refuse_shard_auto(fmt::format("{}={}: a sweep is split into at most {} shards", name, count, kMaxShards));
   }
   return count;
 }
@@ -51,26 +51,27 @@ EngineShard slurm(const EnvironmentLookup& environment, long long id) {
                                  slurm_count = whole(environment, kSlurmCount), step = whole(environment, kSlurmStep),
                                  own_count = whole(environment, kShardCountVariable);
   if (!min) {
-    refuse(fmt::format("{}={} without {}: where the array starts is unknown (submit it with sbatch --array=A-B)",
-                       kSlurmId, id, kSlurmMin));
+    refuse_shard_auto(
+        fmt::format("{}={} without {}: where the array starts is unknown (submit it with sbatch --array=A-B)", kSlurmId,
+                    id, kSlurmMin));
   }
   if (step && *step != 1) {
-    refuse(
+    refuse_shard_auto(
         fmt::format("{}={}: a stepped array leaves shards out (submit it with sbatch --array=A-B)", kSlurmStep, *step));
   }
   long long count = 0;
   std::string range;
   const std::string range_names = fmt::format("{}..{}", kSlurmMin, max ? kSlurmMax : "(its count)");
   if (max) {
-    if (*max < *min) refuse(fmt::format("{}={} is below {}={}", kSlurmMax, *max, kSlurmMin, *min));
+    if (*max < *min) refuse_shard_auto(fmt::format("{}={} is below {}={}", kSlurmMax, *max, kSlurmMin, *min));
     count = *max - *min + 1;
     range = fmt::format("{}..{}", *min, *max);
     if (count > kMaxShards) {
-      refuse(fmt::format("{} = {} is {} tasks: a sweep is split into at most {} shards", range_names, range, count,
-                         kMaxShards));
+      refuse_shard_auto(fmt::format("{} = {} is {} tasks: a sweep is split into at most {} shards", range_names, range,
+                                    count, kMaxShards));
     }
     if (slurm_count && *slurm_count != count) {
-      refuse(
+      refuse_shard_auto(
           fmt::format("{}={} but {}..{} is {}: an array with gaps leaves shards out (submit it with sbatch "
                       "--array=A-B)",
                       kSlurmCount, *slurm_count, kSlurmMin, kSlurmMax, range));
@@ -80,16 +81,16 @@ EngineShard slurm(const EnvironmentLookup& environment, long long id) {
   } else if (own_count) {
     count = count_of(kShardCountVariable, *own_count);
   } else {
-    refuse(fmt::format("{}={} with none of {}, {} or {}: the count of shards is unknown", kSlurmId, id, kSlurmMax,
-                       kSlurmCount, kShardCountVariable));
+    refuse_shard_auto(fmt::format("{}={} with none of {}, {} or {}: the count of shards is unknown", kSlurmId, id,
+                                  kSlurmMax, kSlurmCount, kShardCountVariable));
   }
   if (range.empty()) range = fmt::format("{}..{}", *min, *min + count - 1);
   if (own_count && *own_count != count) {
-    refuse(fmt::format("{}={} but the Slurm array, {} = {}, has {} tasks", kShardCountVariable, *own_count, range_names,
-                       range, count));
+    refuse_shard_auto(fmt::format("{}={} but the Slurm array, {} = {}, has {} tasks", kShardCountVariable, *own_count,
+                                  range_names, range, count));
   }
   if (id < *min || id > *min + count - 1) {
-    refuse(fmt::format("{}={} is outside the array, {} = {}", kSlurmId, id, range_names, range));
+    refuse_shard_auto(fmt::format("{}={} is outside the array, {} = {}", kSlurmId, id, range_names, range));
   }
   const Shard shard{static_cast<int>(id - *min + 1), static_cast<int>(count)};
   return {shard, fmt::format("Slurm job array task {} of {}", id, range)};
@@ -98,12 +99,13 @@ EngineShard slurm(const EnvironmentLookup& environment, long long id) {
 EngineShard kubernetes(const EnvironmentLookup& environment, long long index) {
   const std::optional<long long> count = whole(environment, kShardCountVariable);
   if (!count) {
-    refuse(fmt::format("{}={} without {}: Kubernetes sets no count; set {} to the Indexed Job's completions",
-                       kKubernetesIndex, index, kShardCountVariable, kShardCountVariable));
+    refuse_shard_auto(fmt::format("{}={} without {}: Kubernetes sets no count; set {} to the Indexed Job's completions",
+                                  kKubernetesIndex, index, kShardCountVariable, kShardCountVariable));
   }
   count_of(kShardCountVariable, *count);
   if (index >= *count) {
-    refuse(fmt::format("{}={} is outside 0..{}-1 = 0..{}", kKubernetesIndex, index, kShardCountVariable, *count - 1));
+    refuse_shard_auto(
+        fmt::format("{}={} is outside 0..{}-1 = 0..{}", kKubernetesIndex, index, kShardCountVariable, *count - 1));
   }
   const Shard shard{static_cast<int>(index + 1), static_cast<int>(*count)};
   return {shard, fmt::format("Kubernetes Indexed Job completion index {} of 0..{}", index, *count - 1)};
@@ -115,14 +117,14 @@ EngineShard shard_from_engine(const EnvironmentLookup& environment) {
   const std::optional<long long> slurm_id = whole(environment, kSlurmId);
   const std::optional<long long> kubernetes_index = whole(environment, kKubernetesIndex);
   if (slurm_id && kubernetes_index) {
-    refuse(
+    refuse_shard_auto(
         fmt::format("both {} (Slurm) and {} (Kubernetes) are set: which engine runs this is unclear; give "
                     "--shard i/n",
                     kSlurmId, kKubernetesIndex));
   }
   if (slurm_id) return slurm(environment, *slurm_id);
   if (kubernetes_index) return kubernetes(environment, *kubernetes_index);
-  refuse(
+  refuse_shard_auto(
       fmt::format("no job engine's variables are set: {} (a Slurm job array) or {} with {} (a Kubernetes "
                   "Indexed Job); give --shard i/n otherwise",
                   kSlurmId, kKubernetesIndex, kShardCountVariable));

@@ -30,4 +30,6 @@ std::string markdown_text(std::string_view text) {
   return out;
 }
 
+std::string markdown_code(std::string_view name) { return "`" + std::string(name) + "`"; }
+
 }  // namespace exactune

@@ -14,4 +14,10 @@ namespace exactune {
 // byte that is not UTF-8 as U+FFFD.
 std::string markdown_text(std::string_view text);
 
+// A table cell that has no figure.
+inline constexpr const char* kMarkdownMissing = "—";
+// A name the reports set as code (a variant's, a file's): `name`. Names of
+// the space only: no escaping.
+std::string markdown_code(std::string_view name);
+
 }  // namespace exactune

@@ -13,6 +13,8 @@
 
 #include <exactune/error.hpp>
 
+#include "util/file_descriptor.hpp"
+
 namespace exactune {
 
 void write_text_file(const std::filesystem::path& path, std::string_view text) {
@@ -43,20 +45,6 @@ std::string not_regular(mode_t mode) {
 std::string too_large(std::uint64_t bytes) {
   return fmt::format("it holds {} bytes, more than the {} MiB exactune reads", bytes, kMaxInputFileBytes >> 20);
 }
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 

@@ -15,7 +15,6 @@
 namespace exactune {
 namespace {
 
-constexpr int kMaxHeadDim = 128;  // the largest head row the family serves
 constexpr unsigned kSplitGrid = 1;
 
 thread_local const LaunchPlan* last_plan = nullptr;
@@ -31,9 +30,9 @@ FamilyServer& server() {
 }
 
 std::string not_served_because(const exactune_qk_head_layer_norm_args& a, unsigned alignment) {
-  if (a.head_dim % 4 != 0 || a.head_dim > kMaxHeadDim) {
+  if (a.head_dim % 4 != 0 || a.head_dim > kQkMaxHeadDim) {
     return fmt::format("head_dim {} (served: a multiple of 4 up to {}; aten's vectorized LayerNorm needs % 4 == 0)",
-                       a.head_dim, kMaxHeadDim);
+                       a.head_dim, kQkMaxHeadDim);
   }
   const std::int64_t sizes[] = {a.batch, a.tokens, a.heads, a.head_dim};
   if (!is_contiguous(sizes, a.q_strides, 4) || !is_contiguous(sizes, a.k_strides, 4)) {
