@@ -33,7 +33,9 @@ from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
 SETTINGS = ("export", "nvrtc-cached", "nvrtc-cold")
-FAMILIES = ("layer_norm_modulate", "qk_head_layer_norm", "layer_norm_modulate_token_major")
+# Every family runtime_bench.py has a case of (CASES there, which imports torch: this process does not).
+FAMILIES = ("layer_norm_modulate", "qk_head_layer_norm", "layer_norm_modulate_token_major",
+            "gated_residual_layer_norm_modulate")
 NO_NVRTC = "/nonexistent/libnvrtc.so"  # in the export setting: a compile would fail, naming it
 # What the runtime logs once when a family's kernel came from the export (harness/runtime/family_server.cpp).
 FROM_EXPORT = "kernels loaded from the export in"
