@@ -19,9 +19,6 @@
 namespace exactune {
 namespace {
 
-// A timing step's record holds its figures' SM clocks under this key, {"<what> <regime>": MHz}.
-constexpr const char* kSmClockKey = "sm_clock_mhz";
-
 DeviceRecord device_record(const GpuDescription& gpu) {
   return DeviceRecord{gpu.name,         gpu.slug(),           gpu.arch(),          gpu.sm_count,
                       gpu.l2_bytes,     gpu.memory_clock_khz, gpu.memory_bus_bits, gpu.driver_version,
@@ -275,12 +272,12 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
 
 // A figure's SM clock, read after its samples, in its step's record (kept by the journal like the samples).
 void SweepRun::record_sm_clock(nlohmann::json& record, const std::string& figure, const Measurement& m) {
-  if (m.sm_clock_mhz) record[kSmClockKey][figure] = *m.sm_clock_mhz;
+  if (m.sm_clock_mhz) record[kSmClockRecordKey][figure] = *m.sm_clock_mhz;
 }
 
 // The clocks a step's record holds, counted into the shape's record (ShapeResult::note_sm_clock).
 void SweepRun::note_sm_clocks(ShapeResult& s, const StepResult& step) {
-  const auto clocks = step.record.is_object() ? step.record.find(kSmClockKey) : step.record.end();
+  const auto clocks = step.record.is_object() ? step.record.find(kSmClockRecordKey) : step.record.end();
   if (clocks == step.record.end() || !clocks->is_object()) return;  // a journal of a sweep that read none
   for (const auto& [figure, mhz] : clocks->items()) {
     if (mhz.is_number_integer()) s.note_sm_clock(figure, mhz.get<int>(), timer_->default_sm_clock_mhz());

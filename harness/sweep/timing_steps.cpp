@@ -63,6 +63,17 @@ void check_noise(const strict_json::Object& record) {
   if (!any) copies.fail("it holds no regime's copy");
 }
 
+// A record's SM clock readings, where it has them: each a whole number of MHz from 1.
+void check_sm_clocks(const strict_json::Object& fields) {
+  if (!fields.has(kSmClockRecordKey)) return;
+  const nlohmann::json& clocks = fields[kSmClockRecordKey];
+  if (!clocks.is_object())
+    fields.fail(fmt::format("{} must map each figure to its SM clock in MHz", kSmClockRecordKey));
+  for (const auto& [figure, mhz] : clocks.items()) {
+    strict_json::integer_in(mhz, fields.name_of(fmt::format("{}.{}", kSmClockRecordKey, figure)), 1, 1000000);
+  }
+}
+
 bool whole_number_from_one(const std::string& text) {
   int n = 0;
   const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -133,18 +144,21 @@ bool check_timing_step(const std::string& step, const nlohmann::json& record) {
   if (is_failure_record(record)) {
     read_failure_record(record);
   } else if (kind == "time" && parts[2] == "baselines") {
-    const strict_json::Object fields(record, "the record", {"copy", "reference_chain"});
+    const strict_json::Object fields(record, "the record", {"copy", "reference_chain", kSmClockRecordKey});
     check_every_regime_timed(fields, "copy");
     check_every_regime_timed(fields, "reference_chain");
+    check_sm_clocks(fields);
   } else if (kind == "time") {
-    const strict_json::Object fields(record, "the record", {"timing", "samples"});
+    const strict_json::Object fields(record, "the record", {"timing", "samples", kSmClockRecordKey});
     check_every_regime_timed(fields, "timing");
     check_samples_per_regime(fields, "samples", true);
+    check_sm_clocks(fields);
   } else if (kind == "screen") {
     check_samples_per_regime(strict_json::Object(record, "the record", {"samples"}), "samples", false);
   } else if (kind == "retime") {
-    const strict_json::Object fields(record, "the record", {"samples"});
+    const strict_json::Object fields(record, "the record", {"samples", kSmClockRecordKey});
     strict_json::non_negative_numbers(fields["samples"], fields.name_of("samples"));
+    check_sm_clocks(fields);
   } else {
     check_noise(strict_json::Object(record, "the record", {"copy", "variants"}));
   }

@@ -9,6 +9,8 @@
 //   time/<shape>/<variant>             {"timing": {<regime>: T, ..}, "samples": {<regime>: [µs, ..], ..}}
 //   retime/<shape>/<regime>/<variant>  {"samples": [µs, ..]}
 //   noise/<pass>/<shape>               {"copy": {<regime>: µs, ..}, "variants": {<regime>: {<variant>: µs, ..}, ..}}
+// Baselines, a full timing and a re-time may also hold "sm_clock_mhz": {"<what> <regime>": MHz, ..}, the SM
+// clock read after each of their figures (ShapeResult::note_sm_clock), where the timer could read it.
 // Baselines and a full timing hold every regime; a step that failed holds
 // {"failure": why} instead (verify_records.hpp). Reading a record back checks
 // every type and value, so that a damaged journal is refused where it is read.
@@ -29,6 +31,9 @@ std::string screen_step(const std::string& shape, int round, const std::string& 
 std::string timing_step(const std::string& shape, const std::string& variant);
 std::string retime_step(const std::string& shape, TimingRegime regime, const std::string& variant);
 std::string noise_step(int pass, const std::string& shape);
+
+// The key of a step record's SM clock readings.
+inline constexpr const char* kSmClockRecordKey = "sm_clock_mhz";
 
 nlohmann::json timing_json(const Timing& t);
 // A timing written by timing_json; throws exactune::error naming it `name` when it is not one.

@@ -309,6 +309,17 @@ TEST_CASE("a sweep's timing records are checked as the verifier's are: types, va
           check_timing_step(retime_step("a", TimingRegime::rotated, "w1"), {{"samples", {1.0, 2.0}}});
         }).empty());
   CHECK(error_of([&] { check_timing_step("time/a/w1", failure_record_json("launch failed")); }).empty());
+  // The SM clock read after each figure travels with the figures, and is checked as they are.
+  nlohmann::json clocked = baselines;
+  clocked[kSmClockRecordKey] = {{"copy rotated", 1980}, {"reference_chain cold", 1755}};
+  CHECK(error_of([&] { check_timing_step(baselines_step("a"), clocked); }).empty());
+  CHECK(error_of([&] {
+          check_timing_step(retime_step("a", TimingRegime::rotated, "w1"),
+                            {{"samples", {1.0, 2.0}}, {kSmClockRecordKey, {{"w1 rotated", 1980}}}});
+        }).empty());
+  clocked[kSmClockRecordKey]["copy rotated"] = 0;
+  CHECK(error_of([&] { check_timing_step(baselines_step("a"), clocked); }) ==
+        "the record's 'sm_clock_mhz.copy rotated' must be a whole number from 1 to 1000000, got 0");
 
   // A figure's raw samples travel with it from worker to supervisor, bit for bit.
   Timing with_samples{10.0, 9.875, 10.125, 3};
