@@ -26,7 +26,9 @@ fusion of the other elementwise ops in a graph changes their bits whatever
 this pass does.
 
 Only the graph's structure and its nodes' example values (shapes, dtypes) are
-read: the pass never runs a tensor.
+read: the pass never runs a tensor. Sizes are read as numbers: a graph traced
+with symbolic sizes (torch.compile's dynamic shapes) is left as it is, so
+compile what the pass should serve with dynamic=False.
 """
 
 import operator
