@@ -26,7 +26,7 @@ GatedResidualWorkload::GatedResidualWorkload(Backend& backend, const SupportKern
       residual_(backend, padded_bytes(elements_, 2)),
       copy_x_(backend, padded_bytes(elements_, 2)),
       copy_h_(backend, padded_bytes(elements_, 2)),
-      copy_modulation_(backend, padded_bytes(3 * std::int64_t{problem_.batch} * problem_.hidden, 2)),
+      copy_modulation_(backend, padded_bytes(modulation_elements(), 2)),  // problem_ is set by now
       gate_(chain_.operands().embedding + static_cast<DeviceAddress>(inputs.gate_offset) * 2) {
   backend.upload(x_.address(), inputs.modulate.x.data(), inputs.modulate.x.size() * 2);
   backend.upload(h_.address(), inputs.h.data(), inputs.h.size() * 2);

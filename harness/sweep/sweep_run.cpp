@@ -19,6 +19,11 @@
 namespace exactune {
 namespace {
 
+// How a figure is named in its shape's SM clock record (SmClockRecord::throttled): "<what> <regime>".
+std::string figure_label(std::string_view what, TimingRegime regime) {
+  return fmt::format("{} {}", what, regime_name(regime));
+}
+
 DeviceRecord device_record(const GpuDescription& gpu) {
   return DeviceRecord{gpu.name,         gpu.slug(),           gpu.arch(),          gpu.sm_count,
                       gpu.l2_bytes,     gpu.memory_clock_khz, gpu.memory_bus_bits, gpu.driver_version,
@@ -206,8 +211,8 @@ void SweepRun::time_baselines(ShapeResult& s) {
           const Measurement reference_chain = timer_of(s).reference_chain(regime);
           record["copy"][regime_name(regime)] = timing_json(copy.timing);
           record["reference_chain"][regime_name(regime)] = timing_json(reference_chain.timing);
-          record_sm_clock(record, fmt::format("copy {}", regime_name(regime)), copy);
-          record_sm_clock(record, fmt::format("reference_chain {}", regime_name(regime)), reference_chain);
+          record_sm_clock(record, figure_label("copy", regime), copy);
+          record_sm_clock(record, figure_label("reference_chain", regime), reference_chain);
         }
         return record;
       });
@@ -252,7 +257,7 @@ void SweepRun::time_fully(ShapeResult& s, VariantResult& v) {
           const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
           record["timing"][regime_name(regime)] = timing_json(m.timing);
           record["samples"][regime_name(regime)] = m.samples_us;
-          record_sm_clock(record, fmt::format("{} {}", v.variant, regime_name(regime)), m);
+          record_sm_clock(record, figure_label(v.variant, regime), m);
         }
         return record;
       });
@@ -291,7 +296,7 @@ void SweepRun::retime_variant(ShapeResult& s, TimingRegime regime, VariantResult
   const StepResult more = step_runner_.run(retime_step(s.shape.name, regime, v.variant), timing_deadline(s, 1), [&] {
     const Measurement m = timer_of(s).variant(regime, kernel_for(*build), build->variant);
     nlohmann::json record{{"samples", m.samples_us}};
-    record_sm_clock(record, fmt::format("{} {} (re-timed)", v.variant, regime_name(regime)), m);
+    record_sm_clock(record, figure_label(v.variant, regime) + " (re-timed)", m);
     return record;
   });
   if (more.ok()) {

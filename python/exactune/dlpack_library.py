@@ -27,10 +27,6 @@ _SCHEMAS = (
 )
 
 
-def _modulate_out(x, scale, shift, eps=1e-6, *, out):
-    return etd.layer_norm_modulate(x, scale, shift, eps, out=out)
-
-
 def _qk_out(q, k, eps=1e-6, *, q_out, k_out):
     return etd.qk_head_layer_norm(q, k, eps, out=(q_out, k_out))
 
@@ -67,7 +63,8 @@ def _gated_residual_meta(x, h, gate, scale, shift, eps=1e-6):
 
 _KERNELS = {  # op: (CUDA, CPU, Meta)
     "layer_norm_modulate": (etd.layer_norm_modulate, etd._eager_modulate, _modulate_meta),
-    "layer_norm_modulate.out": (_modulate_out, _modulate_out, _modulate_out_meta),
+    # The binding's entry takes out= as the schema passes it (keyword), and checks it.
+    "layer_norm_modulate.out": (etd.layer_norm_modulate, etd.layer_norm_modulate, _modulate_out_meta),
     "qk_head_layer_norm": (etd.qk_head_layer_norm, etd._eager_qk, _qk_meta),
     "qk_head_layer_norm.out": (_qk_out, _qk_out, _qk_out_meta),
     "gated_residual_layer_norm_modulate": (etd.gated_residual_layer_norm_modulate, etd._eager_gated_residual,
