@@ -55,8 +55,7 @@ DeadlinePolicy SupervisionOptions::deadlines(Backend& backend) const {
   DeadlinePolicy policy;
   if (const auto* gpu = dynamic_cast<GpuBackend*>(&backend)) {
     policy.allowance = std::chrono::duration<double>(deadline_s > 0 ? deadline_s : 10.0);
-    // Double data rate over the bus: the peak the copy roofline is measured against.
-    policy.bytes_per_second = 2.0 * gpu->gpu().memory_clock_khz * 1e3 * gpu->gpu().memory_bus_bits / 8;
+    policy.bytes_per_second = gpu->gpu().peak_memory_bytes_per_second();
   } else {
     policy.allowance = std::chrono::duration<double>(deadline_s > 0 ? deadline_s : 60.0);
   }

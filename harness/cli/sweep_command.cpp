@@ -256,8 +256,14 @@ void add_sweep_command(CLI::App& app, Run& run) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   command
+      ->add_option("--min-replay-us", options->sweep.timer.min_replay_us,
+                   "a hot replay holds fewer launches than --launches-per-graph where fewer already last this long at "
+                   "the GPU's peak memory bandwidth (0: never fewer)")
+      ->check(finite_number_from(0.0, 1e6))
+      ->capture_default_str();
+  command
       ->add_option("--max-spread", options->sweep.timer.max_spread,
-                   "re-measure a figure whose (max - min) / median exceeds this")
+                   "re-measure a figure whose robust spread (IQR / median) exceeds this")
       ->check(finite_number_from(0.0, 1.0))
       ->capture_default_str();
   command

@@ -10,6 +10,9 @@ Timer& ScreenTimers::at(const ScreenEffort& effort) {
     less.repetitions = effort.repetitions;
     less.iterations = effort.iterations;
     less.max_attempts = 1;
+    // One replay warms a screen up: the graphs of its later rounds have run already, and a replay is
+    // launches_per_graph launches, or enough to keep the GPU busy for min_replay_us.
+    less.warmup_launches = 1;
     screen_timer = std::make_unique<Timer>(backend_, less);
   }
   return *screen_timer;

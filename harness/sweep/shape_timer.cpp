@@ -4,6 +4,7 @@
 
 #include <future>
 
+#include "time/rotation.hpp"
 #include "verify/verifier.hpp"
 
 namespace exactune {
@@ -22,8 +23,8 @@ Measurement ShapeTimer::variant(TimingRegime regime, const LoadedKernel& kernel,
 
 Measurement ShapeTimer::screen(Timer& screener, TimingRegime regime, const LoadedKernel& kernel,
                                const Variant& variant) {
-  return measure_with(screener, regime, "screen/" + variant.name,
-                      [&](Workload& w) { w.launch_variant(kernel, variant); });
+  return measure_with(
+      screener, regime, variant.name, [&](Workload& w) { w.launch_variant(kernel, variant); }, "screen/");
 }
 
 Measurement ShapeTimer::measure(TimingRegime regime, const std::string& what,
@@ -32,9 +33,10 @@ Measurement ShapeTimer::measure(TimingRegime regime, const std::string& what,
 }
 
 Measurement ShapeTimer::measure_with(Timer& timer, TimingRegime regime, const std::string& what,
-                                     const std::function<void(Workload&)>& launch) {
-  return timer.measure(regime, shape_ + "/" + what, static_cast<int>(workloads_.size()),
-                       [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); });
+                                     const std::function<void(Workload&)>& launch, const std::string& label) {
+  return timer.measure(
+      regime, shape_ + "/" + label + what, static_cast<int>(workloads_.size()), launches_,
+      [&](int copy) { launch(*workloads_[static_cast<std::size_t>(copy)]); }, graphs_[what]);
 }
 
 ShapeTimer& CurrentShapeTimer::of(const ShapeResult& s) {
@@ -54,7 +56,9 @@ ShapeTimer& CurrentShapeTimer::of(const ShapeResult& s) {
     }
     std::vector<std::unique_ptr<Workload>> workloads;
     for (auto& copy : made) workloads.push_back(copy.get());
-    current_.emplace(timer_, std::move(workloads), s.shape.name);
+    const int launches = replay_launches(s.bytes_moved, backend_.gpu().peak_memory_bytes_per_second(),
+                                         timer_.options().launches_per_graph, timer_.options().min_replay_us);
+    current_.emplace(timer_, std::move(workloads), s.shape.name, launches);
     current_shape_ = s.shape.name;
   }
   return *current_;

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,11 +25,13 @@ namespace exactune {
 // Times one shape in every regime: the copy, the reference chain and exact
 // variants. Holds the rotation's copies of the timing case's workload (copy 0
 // is the one the L2-resident and cold figures use), all made from the same
-// seed, so every copy holds the same inputs.
+// seed, so every copy holds the same inputs; the hot replays' launches
+// (replay_launches(), rotation.hpp); and the graphs captured for each thing
+// timed, which its later figures replay (CapturedGraphs, timer.hpp).
 class ShapeTimer {
  public:
-  ShapeTimer(Timer& timer, std::vector<std::unique_ptr<Workload>> workloads, const std::string& shape)
-      : timer_(timer), workloads_(std::move(workloads)), shape_(shape) {}
+  ShapeTimer(Timer& timer, std::vector<std::unique_ptr<Workload>> workloads, const std::string& shape, int launches)
+      : timer_(timer), workloads_(std::move(workloads)), shape_(shape), launches_(launches) {}
 
   Measurement copy(TimingRegime regime);
   Measurement reference_chain(TimingRegime regime);
@@ -38,12 +41,17 @@ class ShapeTimer {
 
  private:
   Measurement measure(TimingRegime regime, const std::string& what, const std::function<void(Workload&)>& launch);
+  // `label` prefixes the benchmark's name only ("screen/"): a screen and a figure of `what` share its graphs.
   Measurement measure_with(Timer& timer, TimingRegime regime, const std::string& what,
-                           const std::function<void(Workload&)>& launch);
+                           const std::function<void(Workload&)>& launch, const std::string& label = "");
 
   Timer& timer_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::string shape_;
+  int launches_;
+  // By what is timed ("copy", "reference_chain", a variant's name): its screens and its figures share them.
+  // Declared after the workloads, so destroyed before them: a graph holds the workloads' buffers.
+  std::map<std::string, CapturedGraphs> graphs_;
 };
 
 // The timer of one shape at a time, over its rotation's copies of the timing

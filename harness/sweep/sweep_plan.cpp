@@ -39,6 +39,8 @@ RunIdentity SweepPlan::identity(RunIdentity run) const {
   scope.add_to(run);
   run["timer"] = fmt::format("repetitions {}, launches per graph {}, max spread {}", options.timer.repetitions,
                              options.timer.launches_per_graph, options.timer.max_spread);
+  // A journal of replays sized by the shape must not resume one of fixed replays, nor the reverse.
+  if (options.timer.min_replay_us > 0) run["min replay us"] = fmt::format("{}", options.timer.min_replay_us);
   run["retime top"] = std::to_string(options.retime_top);
   run["noise passes"] = std::to_string(options.noise_passes);
   run["policy"] = policy_name(policy);

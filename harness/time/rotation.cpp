@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <exactune/error.hpp>
 
@@ -22,6 +23,14 @@ RotationPlan plan_rotation(std::int64_t bytes_moved, std::int64_t l2_bytes, cons
   plan.rotation.working_set_bytes = copies * bytes_moved;
   plan.covers_twice_l2 = plan.rotation.working_set_bytes >= target;
   return plan;
+}
+
+int replay_launches(std::int64_t bytes_moved, double bytes_per_second, int launches_per_graph, double min_replay_us) {
+  const int most = std::max(1, launches_per_graph);
+  if (!(min_replay_us > 0) || !(bytes_per_second > 0) || bytes_moved <= 0) return most;
+  const double bytes_wanted = min_replay_us * 1e-6 * bytes_per_second;
+  const double launches = std::ceil(bytes_wanted / static_cast<double>(bytes_moved));
+  return launches >= most ? most : std::max(1, static_cast<int>(launches));
 }
 
 int rotated_launches(int copies, int launches_per_graph) {

@@ -30,6 +30,17 @@ struct RotationPlan {
 // l2_bytes is not positive.
 RotationPlan plan_rotation(std::int64_t bytes_moved, std::int64_t l2_bytes, const RotationLimits& limits = {});
 
+// The launches one replay of a hot figure holds, before the rotated regime
+// rounds them to its copies: `launches_per_graph`, or fewer for a shape so
+// large that fewer launches already keep a replay busy for `min_replay_us` at
+// the GPU's peak memory bandwidth (`bytes_per_second`), down to 1. A replay
+// pays a fixed cost once, the gap between its start event and its first
+// launch, a few microseconds: over at least min_replay_us it stays under 1%
+// of the per-launch figure, and a shape moving hundreds of MB a launch is not
+// launched 20 times a sample for nothing. 0 for min_replay_us, or a bandwidth
+// the driver did not report, keeps launches_per_graph.
+int replay_launches(std::int64_t bytes_moved, double bytes_per_second, int launches_per_graph, double min_replay_us);
+
 // The launches one rotated graph holds: the smallest multiple of `copies` that
 // is at least `launches_per_graph`, so that every copy is launched equally often.
 int rotated_launches(int copies, int launches_per_graph);

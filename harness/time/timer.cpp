@@ -15,6 +15,11 @@
 
 namespace exactune {
 
+CapturedGraphs::CapturedGraphs() = default;
+CapturedGraphs::~CapturedGraphs() = default;
+CapturedGraphs::CapturedGraphs(CapturedGraphs&&) noexcept = default;
+CapturedGraphs& CapturedGraphs::operator=(CapturedGraphs&&) noexcept = default;
+
 Timer::Timer(GpuBackend& backend, TimerOptions options)
     : backend_(backend),
       options_(options),
@@ -25,16 +30,21 @@ Timer::~Timer() = default;
 
 TimingMethod Timer::method() const {
   TimingMethod m;
+  // The replay's launches: launches_per_graph, unless the rule of replay_launches() may take fewer.
+  const std::string launches =
+      options_.min_replay_us > 0
+          ? fmt::format("L = {}, or fewer (down to 1) where fewer move {} us of the GPU's peak memory bandwidth",
+                        options_.launches_per_graph, options_.min_replay_us)
+          : fmt::format("L = {}", options_.launches_per_graph);
   m.rotated = fmt::format(
       "CUDA graphs cycling through K copies of the inputs, K the fewest whose bytes reach twice the L2 (at most {}): "
-      "one graph of K x ceil({}/K) launches, or past {} copies graphs of at most {} consecutive copies replayed in "
-      "turn; CUDA events around each replay, one sample per replay; per launch",
-      RotationLimits{}.max_copies, options_.launches_per_graph, options_.launches_per_graph,
-      options_.launches_per_graph);
+      "one graph of K x ceil(L/K) launches, or past L copies graphs of at most L consecutive copies replayed in "
+      "turn, {}; CUDA events around each replay, one sample per replay; per launch",
+      RotationLimits{}.max_copies, launches);
   m.l2_resident = fmt::format(
-      "CUDA graph of {} launches on the same buffers replayed; CUDA events around each replay, one sample per replay; "
-      "per launch",
-      options_.launches_per_graph);
+      "CUDA graph of L launches on the same buffers replayed, {}; CUDA events around each replay, one sample per "
+      "replay; per launch",
+      launches);
   m.cold = fmt::format(
       "L2 flushed (memset of {} MiB, twice the L2) before each launch; CUDA events around it, one sample per launch",
       flush_buffer_.bytes() >> 20);
@@ -59,12 +69,14 @@ Measurement Timer::repeat_until_stable(const std::string& name, const std::funct
 // i % graphs, so that the copies are cycled through in order however many
 // graphs hold them, and is that replay's time over its own launches.
 Measurement Timer::graph_replays(const std::string& name, const std::vector<std::vector<int>>& graphs,
-                                 const Enqueue& enqueue) {
-  std::vector<std::unique_ptr<GpuGraph>> captured;
-  for (const std::vector<int>& copies : graphs) {
-    captured.push_back(std::make_unique<GpuGraph>(backend_, [&] {
-      for (int copy : copies) enqueue(copy);
-    }));
+                                 const Enqueue& enqueue, std::vector<std::unique_ptr<GpuGraph>>& captured) {
+  if (captured.size() != graphs.size()) {
+    captured.clear();
+    for (const std::vector<int>& copies : graphs) {
+      captured.push_back(std::make_unique<GpuGraph>(backend_, [&] {
+        for (int copy : copies) enqueue(copy);
+      }));
+    }
   }
   for (int i = 0; i < options_.warmup_launches; ++i) {
     for (const std::unique_ptr<GpuGraph>& graph : captured) graph->launch();
@@ -81,12 +93,15 @@ Measurement Timer::graph_replays(const std::string& name, const std::vector<std:
   });
 }
 
-Measurement Timer::rotated(const std::string& name, int copies, const Enqueue& enqueue) {
-  return graph_replays(name + "/rotated", rotated_graphs(copies, options_.launches_per_graph), enqueue);
+Measurement Timer::rotated(const std::string& name, int copies, int launches, const Enqueue& enqueue,
+                           CapturedGraphs& graphs) {
+  return graph_replays(name + "/rotated", rotated_graphs(copies, launches), enqueue,
+                       graphs.by_regime_[TimingRegime::rotated]);
 }
 
-Measurement Timer::l2_resident(const std::string& name, const Enqueue& enqueue) {
-  return graph_replays(name + "/l2_resident", {std::vector<int>(std::max(1, options_.launches_per_graph), 0)}, enqueue);
+Measurement Timer::l2_resident(const std::string& name, int launches, const Enqueue& enqueue, CapturedGraphs& graphs) {
+  return graph_replays(name + "/l2_resident", {std::vector<int>(std::max(1, launches), 0)}, enqueue,
+                       graphs.by_regime_[TimingRegime::l2_resident]);
 }
 
 Measurement Timer::cold(const std::string& name, const Enqueue& enqueue) {
@@ -102,11 +117,12 @@ Measurement Timer::cold(const std::string& name, const Enqueue& enqueue) {
   });
 }
 
-Measurement Timer::measure(TimingRegime regime, const std::string& name, int copies, const Enqueue& enqueue) {
+Measurement Timer::measure(TimingRegime regime, const std::string& name, int copies, int launches,
+                           const Enqueue& enqueue, CapturedGraphs& graphs) {
   Measurement m;
   switch (regime) {
-    case TimingRegime::rotated: m = rotated(name, copies, enqueue); break;
-    case TimingRegime::l2_resident: m = l2_resident(name, enqueue); break;
+    case TimingRegime::rotated: m = rotated(name, copies, launches, enqueue, graphs); break;
+    case TimingRegime::l2_resident: m = l2_resident(name, launches, enqueue, graphs); break;
     case TimingRegime::cold: m = cold(name, enqueue); break;
     default: throw error("Timer::measure: unknown regime");
   }

@@ -141,6 +141,36 @@ TEST_CASE("a rotated graph launches every copy equally often, at least launches_
   }
 }
 
+TEST_CASE("a replay holds fewer launches only for a shape that keeps the GPU busy min_replay_us with fewer",
+          "[timing][rotation]") {
+  const double h100 = 3.35e12;  // bytes a second
+  // A DiT shape of 57 MB a launch: 20 launches take 340 us at the peak, under 500 us: all 20.
+  CHECK(replay_launches(57'000'000, h100, 20, 500) == 20);
+  // The per-token shape's 670 MB: 200 us a launch, so 3 launches last 500 us.
+  CHECK(replay_launches(670'000'000, h100, 20, 500) == 3);
+  // A launch that alone lasts past min_replay_us: one a replay, never none.
+  CHECK(replay_launches(4'000'000'000, h100, 20, 500) == 1);
+  // Just enough bytes in 5 launches: 5, not 6.
+  CHECK(replay_launches(336'000'000, h100, 20, 500) == 5);
+  // Never more than launches_per_graph.
+  CHECK(replay_launches(1'000, h100, 20, 500) == 20);
+  CHECK(replay_launches(1'000, h100, 7, 500) == 7);
+  // 0 (the rule off), no bandwidth reported, or nothing moved: launches_per_graph.
+  CHECK(replay_launches(670'000'000, h100, 20, 0) == 20);
+  CHECK(replay_launches(670'000'000, 0, 20, 500) == 20);
+  CHECK(replay_launches(0, h100, 20, 500) == 20);
+  // Never fewer launches for a larger min_replay_us, nor for a smaller shape.
+  for (std::int64_t bytes = 1'000'000; bytes < 8'000'000'000; bytes *= 3) {
+    INFO(bytes);
+    CHECK(replay_launches(bytes, h100, 20, 500) <= replay_launches(bytes, h100, 20, 1000));
+    CHECK(replay_launches(bytes, h100, 20, 500) >= replay_launches(bytes * 3, h100, 20, 500));
+    // Enough launches to last min_replay_us, unless capped at 20.
+    const int n = replay_launches(bytes, h100, 20, 500);
+    CHECK((n == 20 || static_cast<double>(n) * static_cast<double>(bytes) >= 500e-6 * h100));
+    CHECK((n == 1 || static_cast<double>(n - 1) * static_cast<double>(bytes) < 500e-6 * h100));
+  }
+}
+
 TEST_CASE("the rotated graphs cycle through every copy in order, each replay at most launches_per_graph launches",
           "[timing][rotation]") {
   // Few copies: one graph, as rotated_launches says.

@@ -23,6 +23,8 @@ struct GpuDescription {
   // One line for logs and report headers, e.g.
   // "NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2, 140 GiB, 6144-bit @ 2619 MHz; driver 13.0, NVRTC 13.0)".
   std::string summary() const;
+  // The peak memory bandwidth: double data rate over the bus; 0 when the driver reports no clock or bus width.
+  double peak_memory_bytes_per_second() const { return 2.0 * memory_clock_khz * 1e3 * memory_bus_bits / 8; }
 };
 
 // Throws exactune::error when there is no usable GPU or no GPU with this ordinal.
