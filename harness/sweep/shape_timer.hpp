@@ -1,11 +1,12 @@
 // The timer of one shape of a sweep: the copy, the reference chain and the
 // exact variants, in every regime, over the rotation's copies of the shape's
-// timing case. CurrentShapeTimer keeps one shape's at a time, made when a
-// timing step first needs it, so that a sweep holds one shape's workloads only
-// and makes none for a shape whose every step is in the journal.
+// timing case. ShapeTimers makes one when a timing step first needs it, so
+// that a sweep makes none for a shape whose every step is in the journal, and
+// keeps the shapes' timers while their working sets fit a budget.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,26 +55,36 @@ class ShapeTimer {
   std::map<std::string, CapturedGraphs> graphs_;
 };
 
-// The timer of one shape at a time, over its rotation's copies of the timing
-// case, all from one seed; made when a step first needs it (none when every
-// step of the shape is in the journal).
-class CurrentShapeTimer {
+// The shapes' timers, each over its rotation's copies of the timing case, all
+// from one seed; made when a step first needs it (none when every step of the
+// shape is in the journal), and kept while the rotations' working sets
+// together fit `budget_bytes`, the least recently used dropped first. The
+// re-timing and every noise pass come back to each shape, and making its
+// copies again is the family's host-side input generation, once per copy; a
+// kept timer also keeps the graphs its variants were screened with.
+class ShapeTimers {
  public:
-  CurrentShapeTimer(const KernelFamily& family, GpuBackend& backend, const SupportKernels& support, Timer& timer,
-                    std::uint64_t seed)
-      : family_(family), backend_(backend), support_(support), timer_(timer), seed_(seed) {}
-
-  // The timer of `s` (its rotation planned), made now unless it is the current one.
+  ShapeTimers(const KernelFamily& family, GpuBackend& backend, const SupportKernels& support, Timer& timer,
+              std::uint64_t seed, std::int64_t budget_bytes)
+      : family_(family), backend_(backend), support_(support), timer_(timer), seed_(seed), budget_(budget_bytes) {}
+  // The timer of `s` (its rotation planned), made now unless it is kept.
   ShapeTimer& of(const ShapeResult& s);
 
  private:
+  struct Kept {
+    std::string shape;
+    std::int64_t bytes;  // the rotation's working set
+    std::unique_ptr<ShapeTimer> timer;
+  };
+  std::unique_ptr<ShapeTimer> make(const ShapeResult& s) const;
+
   const KernelFamily& family_;
   GpuBackend& backend_;
   const SupportKernels& support_;
   Timer& timer_;
   std::uint64_t seed_;
-  std::optional<ShapeTimer> current_;
-  std::string current_shape_;
+  std::int64_t budget_;
+  std::list<Kept> kept_;  // the most recently used first
 };
 
 }  // namespace exactune

@@ -130,7 +130,10 @@ void SweepRun::prepare_timing() {
   for (const ShapeResult& s : results_.shapes) {
     to_time_ += 1 + std::count_if(s.variants.begin(), s.variants.end(), [](const VariantResult& v) { return v.exact; });
   }
-  shape_timer_.emplace(family_, backend_, support_, *timer_, options_.seed);
+  // The shapes' timers are kept while their working sets fit an eighth of the GPU's memory: a workload holds
+  // its outputs and the reference chain's intermediates besides what a launch moves. None kept where the
+  // driver reports no memory size (each shape's copies made again on every return to it).
+  shape_timers_.emplace(family_, backend_, support_, *timer_, options_.seed, backend_.gpu().total_memory_bytes / 8);
 }
 
 // Per shape: the copy and the reference chain, then the exact variants the

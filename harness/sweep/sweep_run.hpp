@@ -58,7 +58,7 @@ class SweepRun {
   void progress(const SweepProgress& p) const;
   const VariantBuild* build_of(const ShapeResult& s, const std::string& variant) const;
   const LoadedKernel& kernel_for(const VariantBuild& build);
-  ShapeTimer& timer_of(const ShapeResult& s) { return shape_timer_->of(s); }
+  ShapeTimer& timer_of(const ShapeResult& s) { return shape_timers_->of(s); }
   std::chrono::milliseconds timing_deadline(const ShapeResult& s, std::size_t regimes) const;
 
   const KernelFamily& family_;
@@ -79,7 +79,7 @@ class SweepRun {
   const StepRunner step_runner_;
   std::size_t to_time_ = 0, timed_ = 0;  // the time phase's progress: each shape's baselines and exact variants
   std::map<std::string, std::unique_ptr<LoadedKernel>> loaded_;  // by kernel name
-  std::optional<CurrentShapeTimer> shape_timer_;
+  std::optional<ShapeTimers> shape_timers_;
   // Samples per (shape, variant, regime), for merging with a later re-timing.
   std::map<std::tuple<std::string, std::string, TimingRegime>, std::vector<double>> samples_;
   // Per (shape, regime): the variants the noise passes re-measure, and each
