@@ -133,6 +133,13 @@ class GatedResidualLayerNormModulateFamily final : public KernelFamily {
 
 }  // namespace
 
+std::vector<std::int64_t> gated_residual_copy_elements(const Shape& shape) {
+  const ModulateProblem p = ModulateProblem::of(shape);
+  const std::int64_t x = shape.rows() * p.hidden;
+  // hidden is a multiple of 4 wherever the family serves it, so half of 3 rows is whole.
+  return {x, x, 3 * std::int64_t{p.batch} * p.hidden / 2};
+}
+
 Shape gated_residual_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows) {
   return modulate_shape(std::move(name), batch, tokens, hidden, eps, modulation_rows);
 }

@@ -6,6 +6,7 @@
 // the same fused template over a row source that computes r as it loads a row.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <exactune/axis_table.hpp>
 #include <exactune/family.hpp>
@@ -27,6 +28,13 @@ inline constexpr int kGateEmbeddingRow = 2;
 // parameter, its size and its rows. Per-token modulation is batch = B * S,
 // tokens = 1, as in layer_norm_modulate.
 Shape gated_residual_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows = 6);
+
+// The roofline copy of a shape, as the elements of each region it copies: x,
+// h, then half as many elements as the gate, scale and shift rows the kernel
+// reads (a row of each per batch element). A copy reads and writes what it
+// moves, so it moves the kernel's bytes_moved: 4 bytes an element (the family's
+// space test holds the two equal).
+std::vector<std::int64_t> gated_residual_copy_elements(const Shape& shape);
 
 const KernelFamily& gated_residual_layer_norm_modulate_family();
 

@@ -26,7 +26,7 @@ GatedResidualWorkload::GatedResidualWorkload(Backend& backend, const SupportKern
       residual_(backend, padded_bytes(elements_, 2)),
       copy_x_(backend, padded_bytes(elements_, 2)),
       copy_h_(backend, padded_bytes(elements_, 2)),
-      copy_modulation_(backend, padded_bytes(modulation_elements(), 2)),  // problem_ is set by now
+      copy_modulation_(backend, padded_bytes(gated_residual_copy_elements(shape).at(2), 2)),
       gate_(chain_.operands().embedding + static_cast<DeviceAddress>(inputs.gate_offset) * 2) {
   backend.upload(x_.address(), inputs.modulate.x.data(), inputs.modulate.x.size() * 2);
   backend.upload(h_.address(), inputs.h.data(), inputs.h.size() * 2);
@@ -69,18 +69,17 @@ void GatedResidualWorkload::launch_variant(const LoadedKernel& kernel, const Var
 }
 
 // The roofline: a copy of x and of h, the two tensors a fused kernel reads as
-// it writes the two it returns, and of the gate, scale and shift rows it reads
-// (a row of each per batch element), in one launch (bytes_moved).
+// it writes the two it returns, and of as many bytes of the embedding as half
+// the gate, scale and shift rows it reads, in one launch: bytes_moved
+// (gated_residual_copy_elements).
 void GatedResidualWorkload::launch_copy() {
-  const long long packets = static_cast<long long>(padded_bytes(elements_, 2) / 16);
-  const long long row_packets = static_cast<long long>(padded_bytes(modulation_elements(), 2) / 16);
-  launch_kernel(backend_, support_.get("copy_regions"), elementwise_grid(2 * packets + row_packets),
-                Dim3{kElementwiseThreads, 1, 1}, x_.address(), copy_x_.address(), packets, h_.address(),
-                copy_h_.address(), packets, chain_.operands().embedding, copy_modulation_.address(), row_packets);
-}
-
-std::int64_t GatedResidualWorkload::modulation_elements() const {
-  return 3 * std::int64_t{problem_.batch} * problem_.hidden;
+  const std::vector<std::int64_t> regions = gated_residual_copy_elements(shape_);
+  const long long x_packets = static_cast<long long>(padded_bytes(regions.at(0), 2) / 16);
+  const long long h_packets = static_cast<long long>(padded_bytes(regions.at(1), 2) / 16);
+  const long long row_packets = static_cast<long long>(padded_bytes(regions.at(2), 2) / 16);
+  launch_kernel(backend_, support_.get("copy_regions"), elementwise_grid(x_packets + h_packets + row_packets),
+                Dim3{kElementwiseThreads, 1, 1}, x_.address(), copy_x_.address(), x_packets, h_.address(),
+                copy_h_.address(), h_packets, chain_.operands().embedding, copy_modulation_.address(), row_packets);
 }
 
 std::vector<OutputRegion> GatedResidualWorkload::output_regions() const {

@@ -34,8 +34,6 @@ class GatedResidualWorkload : public Workload {
 
  private:
   std::vector<std::uint16_t> download(DeviceAddress at);
-  // The gate, scale and shift elements a fused kernel reads: a row of each per batch element.
-  std::int64_t modulation_elements() const;
 
   Backend& backend_;
   const SupportKernels& support_;

@@ -290,6 +290,11 @@ ModulateProblem ModulateProblem::of(const Shape& shape) {
   return p;
 }
 
+std::vector<std::int64_t> modulate_copy_elements(const Shape& shape) {
+  const ModulateProblem p = ModulateProblem::of(shape);
+  return {shape.rows() * p.hidden, std::int64_t{p.batch} * p.hidden};
+}
+
 Shape modulate_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows) {
   Shape shape;
   shape.name = std::move(name);

@@ -60,6 +60,13 @@ struct ModulateProblem {
   static ModulateProblem of(const Shape& shape);
 };
 
+// The roofline copy of a shape, as the elements of each region it copies: x,
+// then half as many elements as the scale and shift rows the kernel reads (a
+// row of each per batch element). A copy reads and writes what it moves where
+// the kernel only reads those rows, so the copy moves the kernel's
+// bytes_moved: 4 bytes an element (test_shapes.cpp holds the two equal).
+std::vector<std::int64_t> modulate_copy_elements(const Shape& shape);
+
 // A shape of this family from its parameters (for tests and the C ABI): it
 // holds every parameter, its size and its rows.
 Shape modulate_shape(std::string name, int batch, int tokens, int hidden, double eps, int modulation_rows = 6);

@@ -48,7 +48,7 @@ LayerNormModulateWorkload::LayerNormModulateWorkload(Backend& backend, const Sup
   reference_out_ = DeviceBuffer(backend, padded_bytes(elements_, 2));
   out_ = DeviceBuffer(backend, padded_bytes(elements_, 2));
   copy_dst_ = DeviceBuffer(backend, padded_bytes(elements_, 2));
-  copy_modulation_dst_ = DeviceBuffer(backend, padded_bytes(modulation_elements(), 2));
+  copy_modulation_dst_ = DeviceBuffer(backend, padded_bytes(modulate_copy_elements(shape).at(1), 2));
   backend.upload(x_at_, inputs.x.data(), inputs.x.size() * 2);
   backend.upload(embedding_.address(), inputs.embedding.data(), inputs.embedding.size() * 2);
   scale_ = embedding_.address() + inputs.scale_offset * 2;
@@ -101,17 +101,15 @@ void LayerNormModulateWorkload::require_row_operands_aligned(unsigned vector_byt
   }
 }
 
-// The roofline: x and the scale and shift rows copied, in one launch (bytes_moved).
+// The roofline: x, and as many bytes of the embedding as half the scale and shift rows (their reads), copied in
+// one launch: bytes_moved (modulate_copy_elements).
 void LayerNormModulateWorkload::launch_copy() {
-  const long long x_packets = static_cast<long long>(padded_bytes(elements_, 2) / 16);
-  const long long row_packets = static_cast<long long>(padded_bytes(modulation_elements(), 2) / 16);
+  const std::vector<std::int64_t> regions = modulate_copy_elements(shape_);
+  const long long x_packets = static_cast<long long>(padded_bytes(regions.at(0), 2) / 16);
+  const long long row_packets = static_cast<long long>(padded_bytes(regions.at(1), 2) / 16);
   launch_kernel(backend_, support_.get("copy_regions"), elementwise_grid(x_packets + row_packets),
                 Dim3{kElementwiseThreads, 1, 1}, x_at_, copy_dst_.address(), x_packets, embedding_.address(),
                 copy_modulation_dst_.address(), row_packets, DeviceAddress{0}, DeviceAddress{0}, 0LL);
-}
-
-std::int64_t LayerNormModulateWorkload::modulation_elements() const {
-  return 2 * std::int64_t{problem_.batch} * problem_.hidden;
 }
 
 std::int64_t LayerNormModulateWorkload::bytes_moved() const { return layer_norm_modulate_family().bytes_moved(shape_); }

@@ -46,9 +46,6 @@ class LayerNormModulateWorkload : public Workload {
     return {x_at_, scale_, shift_, out_.address(), static_cast<std::size_t>(elements_) * 2, embedding_.address()};
   }
 
-  // The scale and shift elements a fused kernel reads: a row of each per batch element.
-  std::int64_t modulation_elements() const;
-
   // The reference LayerNorm's statistics, for the cross-check against torch.
   std::vector<float> download_mean();
   std::vector<float> download_rstd();

@@ -124,10 +124,16 @@ TEST_CASE("a sweep's plan gives run_sweep the request's settings and its journal
   CHECK(identity == RunIdentity{{"backend", "b"},
                                 {"shard", "1/2"},
                                 {"timer", "repetitions 9, launches per graph 20, max spread 0.05"},
+                                {"min replay us", "500"},
                                 {"retime top", "4"},
                                 {"noise passes", "1"},
                                 {"policy", "both"},
                                 {"strategy", "exhaustive"}});
+  // Replays of launches_per_graph always: the key a journal of before the rule had, and none other.
+  request.timer.min_replay_us = 0;
+  CHECK_FALSE(plan_sweep(exactune_test::toy_family(), request, scope, "gpu-x")
+                  .identity({{"backend", "b"}})
+                  .contains("min replay us"));
 }
 
 TEST_CASE("a narrowed sweep's results keep its pairs and record its scope", "[sweep_plan]") {

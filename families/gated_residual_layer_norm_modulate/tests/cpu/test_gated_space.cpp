@@ -81,3 +81,19 @@ TEST_CASE("the bytes the fused kernel moves count x, h, r, y and the gate, scale
     CHECK(family.bytes_moved(shape) == 2 * (4 * shape.rows() + 3 * std::int64_t{p.batch}) * p.hidden);
   }
 }
+
+TEST_CASE("the roofline copy moves what the fused kernel moves, at every default shape and per token",
+          "[gated_space]") {
+  const KernelFamily& family = gated_residual_layer_norm_modulate_family();
+  std::vector<Shape> shapes = default_shapes(family).shapes;
+  shapes.push_back(gated_residual_shape("per-token", 27280, 1, 3072, 1e-6));
+  for (const Shape& shape : shapes) {
+    INFO(shape.name);
+    const std::vector<std::int64_t> regions = gated_residual_copy_elements(shape);
+    REQUIRE(regions.size() == 3);
+    CHECK(regions[0] == shape.rows() * shape.integer("hidden"));  // x and h, whole
+    CHECK(regions[1] == regions[0]);
+    // Each element copied is read and written, 2 bytes each time.
+    CHECK(4 * (regions[0] + regions[1] + regions[2]) == family.bytes_moved(shape));
+  }
+}

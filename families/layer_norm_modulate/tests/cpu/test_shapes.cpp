@@ -94,6 +94,17 @@ TEST_CASE("the bytes a kernel moves count scale and shift: per-token modulation 
   CHECK(bytes_of("per-token-27280tok-d3072") == 2 * (2 * 27280 + 2 * 27280) * std::int64_t{3072});
 }
 
+TEST_CASE("the roofline copy moves what the kernel moves, at every default shape", "[shapes]") {
+  for (const Shape& shape : exactune::default_shapes(family()).shapes) {
+    INFO(shape.name);
+    const std::vector<std::int64_t> regions = modulate_copy_elements(shape);
+    REQUIRE(regions.size() == 2);
+    CHECK(regions[0] == shape.rows() * shape.integer("hidden"));  // x, whole
+    // Each element copied is read and written, 2 bytes each time.
+    CHECK(4 * (regions[0] + regions[1]) == family().bytes_moved(shape));
+  }
+}
+
 TEST_CASE("a custom shape file loads with its path as source", "[shapes]") {
   const std::string path = kDataDir + "/shapes/custom.yaml";
   const ShapeSet set = exactune::load_shapes_file(family(), path);
