@@ -14,6 +14,7 @@
 
 #include "backends/gpu/cuda_driver.hpp"
 #include "backends/gpu/gpu_backend.hpp"
+#include "backends/gpu/sm_clock.hpp"
 #include "choose/chooser.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/blaming_the_input.hpp"
@@ -117,6 +118,12 @@ SweepScope scope_of(const KernelFamily& family, const SweepRequest& request) {
 int sweep_on_gpu(const SweepCliOptions& options, const SweepRequest& request, const SweepScope& scope) {
   std::unique_ptr<GpuBackend> backend = open_gpu_backend(options.device);
   fmt::print(stderr, "sweep on GPU {}: {}{}\n", options.device, backend->gpu().summary(), scope.words());
+  // The timer reads the SM clock after each figure; where it cannot, sweep.yaml has no clock record, and says why
+  // nowhere: the log does.
+  if (const SmClock clock(backend->gpu().pci_bus_id, backend->gpu().sm_clock_khz);
+      !clock.unavailable_because().empty()) {
+    fmt::print(stderr, "sweep: no SM clock is recorded with the figures: {}\n", clock.unavailable_because());
+  }
   const KernelFamily& family = options.shapes.family.family();
   const SweepPlan plan = plan_sweep(family, request, scope, backend->gpu().slug());
   const RunIdentity identity = plan.identity(

@@ -104,7 +104,7 @@ std::vector<CompileOutcome> compile_all(const std::vector<CompileRequest>& reque
   auto finished = [&](std::size_t i) {
     std::lock_guard lock(progress_mutex);
     ++done;
-    if (options.on_progress) options.on_progress({done, requests.size(), &outcomes[i]});
+    if (options.on_progress) options.on_progress({done, requests.size(), &outcomes[i], i});
   };
 
   // A target compiler (target_compiler.hpp) takes all its requests together: the

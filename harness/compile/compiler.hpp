@@ -19,7 +19,8 @@ namespace exactune {
 struct CompileProgress {
   std::size_t done = 0;
   std::size_t total = 0;
-  const CompileOutcome* last = nullptr;
+  const CompileOutcome* last = nullptr;  // the outcome just made
+  std::size_t index = 0;                 // its request's place among compile_all's requests
 };
 
 // The most kernels one NVRTC program holds (compiler.cpp says why): a caller

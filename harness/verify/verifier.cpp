@@ -198,8 +198,10 @@ std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& b
           }
         }
       }
-      for (const VariantBuild& build : builds) {
+      for (std::size_t b = 0; b < builds.size(); ++b) {
+        const VariantBuild& build = builds[b];
         if (build.size != shape.size) continue;
+        if (options.await_build) options.await_build(b);
         const std::string step = run_step(build);
         if (const StepOutcome* earlier = steps ? steps->recorded(step) : nullptr) {
           VerifyRecord r = record_from(*earlier, shape, build, input_case);

@@ -64,6 +64,9 @@ struct VerifyOptions {
   // the journal. Null: everything runs here.
   Steps* steps = nullptr;
   DeadlinePolicy deadlines;
+  // Set where the builds' compile outcomes are still arriving (verify/arriving_builds.hpp): called with a
+  // build's index before its outcome is read, and returns once it is in.
+  std::function<void(std::size_t build)> await_build;
 };
 
 std::vector<VerifyRecord> verify_variants(const KernelFamily& family, Backend& backend, const SupportKernels& support,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include "space/compile_plan.hpp"
 #include "util/name_glob.hpp"
+#include "verify/arriving_builds.hpp"
 #include "verify/device_compare.hpp"
 
 namespace exactune {
@@ -79,13 +81,32 @@ VerifyStageResult run_verify_stage(const KernelFamily& family, Backend& backend,
       add_build(std::move(planted), size, std::move(defines), first->name);
     }
   }
-  std::vector<CompileOutcome> outcomes = compile_all(requests, cache, options.compile);
-  for (std::size_t i = 0; i < outcomes.size(); ++i) result.builds[i].outcome = std::move(outcomes[i]);
+  // The compile runs on a thread of its own, and each build is verified as soon as its own outcome is in: in the
+  // order the builds were asked for, the order the compile makes them (size by size).
+  ArrivingBuilds arriving(result.builds);
+  CompileOptions compile = options.compile;
+  compile.on_progress = [&arriving, shown = options.compile.on_progress](const CompileProgress& p) {
+    arriving.arrive(p.index, *p.last);
+    if (shown) shown(p);
+  };
+  // After `arriving`, so destroyed first: a verification that throws waits here for the compile to end.
+  std::future<void> compiled = std::async(std::launch::async, [&] {
+    try {
+      compile_all(requests, cache, compile);
+    } catch (...) {
+      arriving.fail(std::current_exception());
+      throw;
+    }
+  });
 
   if (options.selection.everything()) {
-    result.records = verify_variants(family, backend, support, shapes, result.builds, options.verify);
+    VerifyOptions verify = options.verify;
+    verify.await_build = [&arriving](std::size_t b) { arriving.await(b); };
+    result.records = verify_variants(family, backend, support, shapes, result.builds, verify);
+    compiled.get();
     return result;
   }
+  compiled.get();
   // Narrowed: each shape runs only its own selected builds (the verifier runs
   // every build of a shape's size), one shape at a time, in the same order.
   for (const Shape& shape : shapes) {

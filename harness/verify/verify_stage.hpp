@@ -1,6 +1,8 @@
 // compile -> verify for one backend: compiles every valid variant of each
 // shape's size for the backend's target and verifies every variant on
-// every input case against the reference (one of the support kernels).
+// every input case against the reference (one of the support kernels). The
+// two overlap: each build is verified as soon as its kernel is compiled
+// (verify/arriving_builds.hpp).
 #pragma once
 #include <string>
 #include <vector>
