@@ -89,12 +89,17 @@ TensorPair gated_residual_layer_norm_modulate_cuda(const at::Tensor& x, const at
 
 TensorPair gated_residual_layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,
                                                    const at::Tensor& scale, const at::Tensor& shift, double) {
-  TORCH_CHECK(x.dim() == 3 && h.sizes() == x.sizes(),
+  // Sizes as SymInts, as layer_norm_modulate's Meta kernel reads them (symbolic under dynamic shapes).
+  TORCH_CHECK(x.dim() == 3 && h.dim() == 3,
               "exactune.gated_residual_layer_norm_modulate: x and h must be (batch, tokens, hidden) alike");
-  TORCH_CHECK(gate.size(-1) == x.size(-1) && scale.size(-1) == x.size(-1) && shift.size(-1) == x.size(-1),
-              "exactune.gated_residual_layer_norm_modulate: gate, scale and shift rows must have x's hidden size");
+  TORCH_SYM_CHECK(c10::sym_equals(h.sym_sizes(), x.sym_sizes()),
+                  "exactune.gated_residual_layer_norm_modulate: x and h must be (batch, tokens, hidden) alike");
+  const c10::SymInt hidden = x.sym_size(-1);
+  TORCH_SYM_CHECK(
+      gate.sym_size(-1).sym_eq(hidden) & scale.sym_size(-1).sym_eq(hidden) & shift.sym_size(-1).sym_eq(hidden),
+      "exactune.gated_residual_layer_norm_modulate: gate, scale and shift rows must have x's hidden size");
   const auto options = x.options().memory_format(at::MemoryFormat::Contiguous);
-  return {at::empty(x.sizes(), options), at::empty(x.sizes(), options)};
+  return {at::empty_symint(x.sym_sizes(), options), at::empty_symint(x.sym_sizes(), options)};
 }
 
 TensorPair gated_residual_layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& h, const at::Tensor& gate,

@@ -99,11 +99,15 @@ at::Tensor& layer_norm_modulate_out_meta(const at::Tensor& x, const at::Tensor&,
   return out;
 }
 
+// The Meta kernels read sizes as SymInts (sym_size, sym_sizes, empty_symint): under torch.compile's dynamic
+// shapes they see tensors of symbolic sizes, whose sizes() throws. A check of sizes the shape environment cannot
+// decide becomes a guard (TORCH_SYM_CHECK); the broadcast of the chain the op replaces has made it already.
 at::Tensor layer_norm_modulate_meta(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift, double) {
   TORCH_CHECK(x.dim() == 3, "exactune.layer_norm_modulate: x must be (batch, tokens, hidden)");
-  TORCH_CHECK(scale.size(-1) == x.size(-1) && shift.size(-1) == x.size(-1),
-              "exactune.layer_norm_modulate: scale and shift rows must have x's hidden size");
-  return at::empty(x.sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
+  const c10::SymInt hidden = x.sym_size(-1);
+  TORCH_SYM_CHECK(scale.sym_size(-1).sym_eq(hidden) & shift.sym_size(-1).sym_eq(hidden),
+                  "exactune.layer_norm_modulate: scale and shift rows must have x's hidden size");
+  return at::empty_symint(x.sym_sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
 }
 
 at::Tensor layer_norm_modulate_direct(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift,

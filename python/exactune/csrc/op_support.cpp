@@ -49,7 +49,11 @@ at::Tensor output_into(const at::Tensor& t, const at::Tensor* out, std::initiali
 }
 
 void check_out(const at::Tensor& out, const at::Tensor& like, const char* what) {
-  TORCH_CHECK(out.sizes() == like.sizes() && out.scalar_type() == like.scalar_type() && out.device() == like.device(),
+  // Sizes compared as SymInts: the out= Meta kernels check tensors of symbolic sizes (torch.compile's dynamic
+  // shapes), where sizes() throws.
+  TORCH_SYM_CHECK(c10::sym_equals(out.sym_sizes(), like.sym_sizes()),
+                  std::string("exactune: ") + what + " must have the shape, dtype and device of the result");
+  TORCH_CHECK(out.scalar_type() == like.scalar_type() && out.device() == like.device(),
               std::string("exactune: ") + what + " must have the shape, dtype and device of the result");
 }
 

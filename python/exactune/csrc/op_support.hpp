@@ -46,6 +46,7 @@ at::Tensor output_into(const at::Tensor& t, const at::Tensor* out, std::initiali
 
 // An out= argument must hold the result: same shape, dtype and device as the
 // input it mirrors (a layout of its own is allowed; the result is copied in).
+// Symbolic sizes are compared as expressions (the out= Meta kernels call it).
 void check_out(const at::Tensor& out, const at::Tensor& like, const char* what);
 
 // printf-formatted text. (No iostreams here: on the GPU machine's torch, an

@@ -108,8 +108,9 @@ TensorRefPair qk_head_layer_norm_out_meta(const at::Tensor& q, const at::Tensor&
   return {q_out, k_out};
 }
 
+// Sizes as SymInts: symbolic under torch.compile's dynamic shapes.
 TensorPair qk_head_layer_norm_meta(const at::Tensor& q, const at::Tensor& k, double) {
-  return {at::empty(q.sizes(), q.options()), at::empty(k.sizes(), k.options())};
+  return {at::empty_symint(q.sym_sizes(), q.options()), at::empty_symint(k.sym_sizes(), k.options())};
 }
 
 TensorPair qk_head_layer_norm_direct(const at::Tensor& q, const at::Tensor& k, double eps) {
