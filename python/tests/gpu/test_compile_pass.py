@@ -1,13 +1,16 @@
 """exactune's opt-in torch.compile pass on a GPU (exactune.compile_pass): the
 eager adaLN chain, the gated residual before it and the per-head q/k layer
 norms, written as a model writes them, compile to graphs that call exactune's
-ops and give eager's bits; so do the DiT examples whose adaLN sites are
-compiled with the pass; what the ops do not serve (an affine LayerNorm, fp32,
-a broadcast h) is left as it is.
+ops and give eager's bits, with static sizes and with symbolic ones
+(torch.compile's dynamic shapes, automatic at a second shape, and
+dynamic=True); so do the DiT examples whose adaLN sites are compiled with the
+pass; what the ops do not serve (an affine LayerNorm, fp32, a broadcast h) is
+left as it is.
 """
 
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import torch
@@ -16,6 +19,7 @@ import torch.nn.functional as F
 if not torch.cuda.is_available():
     pytest.skip("SKIPPED: no CUDA device for the compile pass's GPU tests", allow_module_level=True)
 
+from torch._inductor.graph import GraphLowering  # noqa: E402
 from torch._inductor.utils import run_and_get_code  # noqa: E402
 
 import exactune.torch as et  # noqa: E402
@@ -30,6 +34,42 @@ def with_pass():
     yield
     et.disable_compile_pass()
     torch._dynamo.reset()
+
+
+@pytest.fixture
+def symbolic_graphs(monkeypatch):
+    """Whether each graph the pass rewrites from now on has symbolic sizes, in order."""
+    seen = []
+    rewrite = compile_pass.rewrite
+
+    def recording(graph):
+        seen.append(any(isinstance(compile_pass._value(node), torch.SymInt)
+                        for node in graph.nodes if node.op == "placeholder"))
+        return rewrite(graph)
+
+    monkeypatch.setattr(compile_pass, "rewrite", recording)
+    return seen
+
+
+def run_and_get_new_code(fn, *args):
+    """run_and_get_code without its torch._dynamo.reset(), which would forget the shapes fn has seen (and so
+    compile a second shape with static sizes again): fn's result and the code Inductor wrote for this call."""
+    code = []
+
+    def save_output_code(text):
+        code.append(text)
+
+    with mock.patch.object(GraphLowering, "save_output_code", save_output_code):
+        result = fn(*args)
+    return result, "\n".join(code)
+
+
+# The sizes the dynamic tests compile at: Sana's block, then FLUX's, which torch.compile (dynamic=None)
+# compiles again with its tokens and hidden size as symbols (its batch of 1 stays a number).
+SANA, FLUX = (2, 1024, 2240), (1, 4608, 3072)
+# Each dynamic test compiles twice: automatically dynamic (Sana's graph static, FLUX's symbolic), and with
+# dynamic=True (both symbolic, the batch too).
+DYNAMIC = {None: [False, True], True: [True, True]}
 
 
 def adaln(x, projection):
@@ -51,6 +91,42 @@ def test_the_adaln_chain_compiles_to_the_op_with_eagers_bits(with_pass):
     assert compile_pass.rewrites["layer_norm_modulate"] == 1
     eager, _ = adaln(x, projection)
     assert same_bits(out, eager)
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC)
+def test_the_adaln_chain_compiles_to_the_op_with_symbolic_sizes(with_pass, symbolic_graphs, dynamic):
+    g = torch.Generator(device=DEVICE).manual_seed(6)
+    f = torch.compile(adaln, fullgraph=True, dynamic=dynamic)
+    for batch, tokens, hidden in (SANA, FLUX):
+        x = torch.randn(batch, tokens, hidden, generator=g, device=DEVICE).to(torch.bfloat16)
+        projection = (0.5 * torch.randn(batch, 3 * hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
+        (out, _), code = run_and_get_new_code(f, x, projection)
+        assert "exactune.layer_norm_modulate" in code
+        eager, _ = adaln(x, projection)
+        assert same_bits(out, eager)
+    assert symbolic_graphs == DYNAMIC[dynamic]
+    assert compile_pass.rewrites["layer_norm_modulate"] == 2
+
+
+def qk_of_qkv(qkv):
+    # q and k as one projection gives them: views of it, their sizes one expression under dynamic shapes.
+    batch, tokens, _ = qkv.shape
+    q, k, _ = qkv.view(batch, tokens, 3, -1, 128).unbind(2)
+    return qk_norms(q, k)
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC)
+def test_the_qk_norms_compile_to_the_op_with_symbolic_sizes(with_pass, symbolic_graphs, dynamic):
+    g = torch.Generator(device=DEVICE).manual_seed(7)
+    f = torch.compile(qk_of_qkv, fullgraph=True, dynamic=dynamic)
+    for batch, tokens, heads in ((2, 1024, 16), (1, 4608, 24)):
+        qkv = torch.randn(batch, tokens, 3 * heads * 128, generator=g, device=DEVICE).to(torch.bfloat16)
+        (q_out, k_out), code = run_and_get_new_code(f, qkv)
+        assert "exactune.qk_head_layer_norm" in code
+        q_eager, k_eager = qk_of_qkv(qkv)
+        assert same_bits(q_out, q_eager) and same_bits(k_out, k_eager)
+    assert symbolic_graphs == DYNAMIC[dynamic]
+    assert compile_pass.rewrites["qk_head_layer_norm"] == 2
 
 
 def test_the_qk_norms_compile_to_the_op_with_eagers_bits(with_pass):
@@ -81,6 +157,22 @@ def test_the_gated_chain_compiles_to_the_gated_op_with_eagers_bits(with_pass):
     assert compile_pass.rewrites["layer_norm_modulate"] == 0  # the chain went whole to the gated op
     want_residual, want_y = gated_site(x, h, projection)
     assert same_bits(residual, want_residual) and same_bits(y, want_y)
+
+
+@pytest.mark.parametrize("dynamic", DYNAMIC)
+def test_the_gated_chain_compiles_to_the_gated_op_with_symbolic_sizes(with_pass, symbolic_graphs, dynamic):
+    g = torch.Generator(device=DEVICE).manual_seed(8)
+    f = torch.compile(gated_site, fullgraph=True, dynamic=dynamic)
+    for batch, tokens, hidden in (SANA, FLUX):
+        x, h = (torch.randn(batch, tokens, hidden, generator=g, device=DEVICE).to(torch.bfloat16) for _ in range(2))
+        projection = (0.5 * torch.randn(batch, 3 * hidden, generator=g, device=DEVICE)).to(torch.bfloat16)
+        (residual, y), code = run_and_get_new_code(f, x, h, projection)
+        assert "exactune.gated_residual_layer_norm_modulate" in code
+        want_residual, want_y = gated_site(x, h, projection)
+        assert same_bits(residual, want_residual) and same_bits(y, want_y)
+    assert symbolic_graphs == DYNAMIC[dynamic]
+    assert compile_pass.rewrites["gated_residual_layer_norm_modulate"] == 2
+    assert compile_pass.rewrites["layer_norm_modulate"] == 0
 
 
 def test_the_dit_examples_compiled_with_the_pass_give_eagers_bits():
