@@ -88,10 +88,10 @@ def second_copy_ops(modulate):
         return et.layer_norm_modulate, gated_modulate
     if modulate == "compile-pass":
         et.enable_compile_pass()
-        # Static shapes: each block's shapes compile a graph of their own whose sizes the pass reads as numbers
-        # (a second shape would otherwise make torch.compile trace the sizes as symbols).
-        return (torch.compile(eager_layer_norm_modulate, fullgraph=True, dynamic=False),
-                torch.compile(eager_gated_residual_layer_norm_modulate, fullgraph=True, dynamic=False))
+        # torch.compile's default: the first block's shapes compile a static graph, a second block's a graph of
+        # symbolic sizes, which the pass rewrites too.
+        return (torch.compile(eager_layer_norm_modulate, fullgraph=True),
+                torch.compile(eager_gated_residual_layer_norm_modulate, fullgraph=True))
     return et.layer_norm_modulate, et.gated_residual_layer_norm_modulate
 
 
