@@ -69,6 +69,35 @@ def stage(work, runtime, export):
     return source
 
 
+def require_wheel_tools():
+    """Exits with what to install when this interpreter cannot build a wheel."""
+    try:
+        import setuptools
+        import setuptools.build_meta  # noqa: F401
+        # setuptools builds wheels itself from 70.1 on, and through the wheel package before.
+        if tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit()) < (70, 1):
+            import wheel  # noqa: F401
+    except ImportError as missing:
+        sys.exit(f"build_wheel.py: {sys.executable} lacks {missing.name} (Debian: python3-setuptools python3-wheel)")
+
+
+def build(runtime, export, out):
+    """The wheel of `runtime` (a built libexactune_runtime.so) and `export` (an exactune export folder, or None),
+    written into `out`; returns its file name."""
+    import setuptools.build_meta as backend
+
+    require_wheel_tools()
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="exactune-wheel-") as work:
+        source = stage(Path(work), runtime.resolve(), export.resolve() if export else None)
+        here = os.getcwd()
+        os.chdir(source)
+        try:
+            return backend.build_wheel(str(out.resolve()))
+        finally:
+            os.chdir(here)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runtime", type=Path, required=True, help="the built libexactune_runtime.so")
@@ -83,24 +112,8 @@ def main():
         sys.exit(f"build_wheel.py: --export {args.export}: no {EXPORT_INDEX} (make it with exactune export --out DIR)")
     if not args.runtime.is_file():
         sys.exit(f"build_wheel.py: --runtime {args.runtime}: no such file (build the exactune_runtime target)")
-    try:
-        import setuptools
-        import setuptools.build_meta as backend
-        # setuptools builds wheels itself from 70.1 on, and through the wheel package before.
-        if tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit()) < (70, 1):
-            import wheel  # noqa: F401
-    except ImportError as missing:
-        sys.exit(f"build_wheel.py: {sys.executable} lacks {missing.name} (Debian: python3-setuptools python3-wheel)")
-    args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="exactune-wheel-") as work:
-        source = stage(Path(work), args.runtime.resolve(), args.export.resolve() if args.export else None)
-        here = os.getcwd()
-        os.chdir(source)
-        try:
-            name = backend.build_wheel(str(args.out.resolve()))
-        finally:
-            os.chdir(here)
-    print(args.out.resolve() / name)
+    require_wheel_tools()
+    print(args.out.resolve() / build(args.runtime, args.export, args.out))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,12 @@ architecture of the tables and cubins that are all there, and exactune.torch,
 without torch there, says so.
 
     python3 python/tools/check_wheel.py --runtime build/libexactune_runtime.so --exactune build/exactune \
-        --work build/wheel-check
+        --work build/wheel-check [--from-source]
+
+--from-source builds the wheel as `pip install .` does at the repository root
+(the root pyproject.toml's backend, python/tools/exactune_wheel_backend.py),
+with pip in a virtual environment of its own, on the build folder that holds
+--runtime (ctest: python_wheel_from_the_source_tree).
 
 Exits 1 naming the step that failed."""
 
@@ -82,20 +87,42 @@ def step(name, command, **kwargs):
     return result.stdout
 
 
+def wheel_from_source(args):
+    """The wheel `pip wheel .` makes at the repository root, offline, on the build folder of --runtime."""
+    builder = args.work / "builder"
+    # Its own pip, with the system's setuptools (and wheel) in sight: the backend's requirements, nothing fetched.
+    step("making the builder's virtual environment", [sys.executable, "-m", "venv", "--system-site-packages",
+                                                       str(builder)])
+    env = {**os.environ, "EXACTUNE_WHEEL_BUILD_DIR": str(args.runtime.parent.resolve()),
+           "EXACTUNE_CACHE_DIR": str(args.work / "cache")}
+    step("building the wheel from the source tree (pip wheel .)",
+         [str(builder / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--no-build-isolation", "--no-deps",
+          "--no-index", "-w", str(args.work / "dist"), str(TOOLS.parents[1])], env=env)
+    wheels = sorted((args.work / "dist").glob("exactune-*.whl"))
+    if len(wheels) != 1:
+        sys.exit(f"check_wheel.py: pip wheel . left {len(wheels)} exactune wheels in {args.work / 'dist'}")
+    return wheels[0]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runtime", type=Path, required=True, help="the built libexactune_runtime.so")
     parser.add_argument("--exactune", type=Path, required=True, help="the built exactune, which makes the export")
     parser.add_argument("--work", type=Path, required=True, help="scratch folder, emptied first")
+    parser.add_argument("--from-source", action="store_true",
+                        help="build the wheel as `pip install .` does at the repository root, not with build_wheel.py")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
     expected = families_and_archs(args.exactune)
-    print(step("exporting the kernels", [str(args.exactune), "export", "--out", str(args.work / "export"),
-                                         "--cache-dir", str(args.work / "cache")]).splitlines()[-1])
-    wheel = Path(step("building the wheel", [sys.executable, str(TOOLS / "build_wheel.py"), "--runtime",
-                                             str(args.runtime), "--export", str(args.work / "export"), "--out",
-                                             str(args.work / "dist")]).split()[-1])
+    if args.from_source:
+        wheel = wheel_from_source(args)
+    else:
+        print(step("exporting the kernels", [str(args.exactune), "export", "--out", str(args.work / "export"),
+                                             "--cache-dir", str(args.work / "cache")]).splitlines()[-1])
+        wheel = Path(step("building the wheel", [sys.executable, str(TOOLS / "build_wheel.py"), "--runtime",
+                                                 str(args.runtime), "--export", str(args.work / "export"), "--out",
+                                                 str(args.work / "dist")]).split()[-1])
     venv = args.work / "venv"
     step("making a virtual environment", [sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
