@@ -135,7 +135,7 @@ TEST_CASE("the reference reproduces torch's r, the statistics over it and the ea
 
 // At each golden size a pairwise cover of the valid variants (space/pairwise_cover.hpp):
 // every pair of lever values meets torch's r and y here. Every variant is
-// verified against the reference on the CPU at other sizes
+// verified against the reference on the CPU at Sana's size
 // (test_gated_cpu_exactness.cpp), and at every size it is timed at on the GPU.
 TEST_CASE("a pairwise cover of the valid variants at each golden size reproduces torch's r and y bit for bit, all rows",
           "[gated_torch_golden]") {
