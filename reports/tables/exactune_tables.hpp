@@ -114,39 +114,40 @@ struct VerifiedSizes {
 // Every device's buckets, device by device.
 inline constexpr Entry kTable[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
-    // hidden 2240, rows <= 275: 2.806 us on edge-37tok-d2240; runner-up
-    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent -0.15%; shared by the size's
+    // hidden 2240, rows <= 275: 2.799 us on edge-37tok-d2240; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +0.31%; shared by the size's
     // buckets
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, 275, {4, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent"},
      {4, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent"}},
-    // hidden 2240, rows > 275: 9.133 us on sana-1024px; runner-up
-    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -0.16%
+    // hidden 2240, rows > 275: 9.107 us on sana-1024px; runner-up
+    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -0.12%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 2240, -1, {2, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent"},
      {2, 1, Tail::peeled, 8, Pass2::registers, Counts::rcp, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent"}},
-    // hidden 3072, rows <= 64: 2.139 us on edge-1tok-d3072; runner-up
-    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +5.39%; shared by the size's buckets
+    // hidden 3072, rows <= 64: 2.167 us on edge-1tok-d3072; runner-up
+    // w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent +5.02%; shared by the size's
+    // buckets
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 64, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 3072, rows 65..4344: 18.905 us on flux1-1024px-image; runner-up
-    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -1.27%
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 4344, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent"}},
-    // hidden 3072, rows 4345..11211: 20.598 us on flux1-1024px-joint; runner-up
-    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent +2.36%
+    // hidden 3072, rows 65..4344: 18.825 us on flux1-1024px-image; runner-up
+    // w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent -1.08%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 4344, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"},
+     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"}},
+    // hidden 3072, rows 4345..11211: 20.474 us on flux1-1024px-joint; runner-up
+    // w8_r2_predicated_v8_registers_fold_early_bf16x2_persistent +2.72%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, 11211, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"},
      {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"}},
-    // hidden 3072, rows > 11211: 217.282 us on per-token-27280tok-d3072; runner-up
-    // w16_r4_predicated_v8_registers_fold_early_bf16x2_full -0.31%; shared by the size's buckets
+    // hidden 3072, rows > 11211: 218.363 us on per-token-27280tok-d3072; runner-up
+    // w16_r4_predicated_v8_registers_fold_early_bf16x2_full -0.35%; shared by the size's buckets
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 3072, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 4096, rows <= 1570: 5.467 us on edge-301tok-d4096; runner-up
-    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +3.34%; shared by the size's buckets
+    // hidden 4096, rows <= 1570: 5.454 us on edge-301tok-d4096; runner-up
+    // w4_r1_predicated_v8_registers_fold_early_bf16x2_full +2.47%
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, 1570, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
-    // hidden 4096, rows > 1570: 25.212 us on glm-image; runner-up
-    // w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent -4.14%; shared by the size's buckets
-    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, -1, {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+    // hidden 4096, rows > 1570: 23.955 us on glm-image; runner-up
+    // w4_r2_predicated_v8_registers_rcp_late_bf16x2_persistent +1.09%
+    {"NVIDIA H100 80GB HBM3", 9, 0, 132, 4096, -1, {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"},
+     {2, 1, Tail::predicated, 8, Pass2::registers, Counts::fold, Modulation::late, Elementwise::bf16x2, Grid::persistent, "w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent"}},
     // NVIDIA H200 (sm_90, 132 SMs)
     // hidden 2240, rows <= 275: 2.607 us on edge-37tok-d2240; runner-up
     // w4_r1_peeled_v8_registers_rcp_early_bf16x2_persistent +0.08%
@@ -182,8 +183,8 @@ inline constexpr Entry kTable[] = {
 inline constexpr ArchDefault kArchDefaults[] = {
     // NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)
     {"NVIDIA H100 80GB HBM3", 9, 0, 132, true,
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
-     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"}},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"},
+     {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::persistent, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent"}},
     // NVIDIA H200 (sm_90, 132 SMs)
     {"NVIDIA H200", 9, 0, 132, false,
      {4, 1, Tail::predicated, 8, Pass2::registers, Counts::rcp, Modulation::early, Elementwise::bf16x2, Grid::full, "w4_r1_predicated_v8_registers_rcp_early_bf16x2_full"},
@@ -201,8 +202,8 @@ inline constexpr VerifiedSizes kVerified[] = {
     {"w2_r1_peeled_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H100 80GB HBM3"},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_full", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
-    {"w4_r1_predicated_v8_registers_fold_early_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
     {"w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent", 3072, 3072, 1, "NVIDIA H100 80GB HBM3"},
+    {"w2_r1_predicated_v8_registers_fold_late_bf16x2_persistent", 4096, 4096, 1, "NVIDIA H100 80GB HBM3"},
     // exact in the sweep on NVIDIA H200
     {"w4_r1_predicated_v8_registers_rcp_early_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
     {"w2_r1_predicated_v8_registers_rcp_late_bf16x2_persistent", 2240, 2240, 1, "NVIDIA H200"},
