@@ -84,9 +84,9 @@ def require_wheel_tools():
 def build(runtime, export, out):
     """The wheel of `runtime` (a built libexactune_runtime.so) and `export` (an exactune export folder, or None),
     written into `out`; returns its file name."""
+    require_wheel_tools()
     import setuptools.build_meta as backend
 
-    require_wheel_tools()
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="exactune-wheel-") as work:
         source = stage(Path(work), runtime.resolve(), export.resolve() if export else None)
@@ -112,7 +112,6 @@ def main():
         sys.exit(f"build_wheel.py: --export {args.export}: no {EXPORT_INDEX} (make it with exactune export --out DIR)")
     if not args.runtime.is_file():
         sys.exit(f"build_wheel.py: --runtime {args.runtime}: no such file (build the exactune_runtime target)")
-    require_wheel_tools()
     print(args.out.resolve() / build(args.runtime, args.export, args.out))
 
 

@@ -3,10 +3,10 @@ root pyproject.toml names it, with python/tools as its backend-path): one
 command from a source tree to an installed package that needs neither the tree
 nor an environment variable at run time.
 
-It builds the runtime library, the torch-free binding and the CLI with CMake
-(into build-wheel/, or the folder given as the config setting build-dir or by
-EXACTUNE_WHEEL_BUILD_DIR: an existing build folder is built as it is
-configured), exports the kernels the tables serve with that CLI (exactune
+It builds the runtime library, the torch-free binding and the CLI with CMake,
+through ci/build.sh (into build-wheel/, or the folder given as the config
+setting build-dir or by EXACTUNE_WHEEL_BUILD_DIR: an existing build folder is
+built as it is configured), exports the kernels the tables serve with that CLI (exactune
 export: the runtime loads them instead of compiling), and packs them with the
 Python package as python/tools/build_wheel.py does. The build's own output
 goes to standard error, as pip shows a backend's.
@@ -47,25 +47,15 @@ def _run(command, **kwargs):
         sys.exit(f"exactune wheel: `{' '.join(command)}` failed with exit {failed.returncode} (its output is above)")
 
 
-def _configure(build):
-    """A fresh folder is configured for the wheel: no test suites, this Python for the torch-free binding."""
-    if (build / "CMakeCache.txt").is_file():
-        return
-    cuda = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
-    command = ["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DEXACTUNE_BUILD_TESTS=OFF",
-               f"-DCUDAToolkit_ROOT={cuda}", f"-DPython3_EXECUTABLE={sys.executable}"]
-    if shutil.which("ninja"):
-        command += ["-G", "Ninja"]
-    if shutil.which("ccache"):
-        command += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
-    _run(command, env={**os.environ, "PATH": f"{cuda}/bin:{os.environ.get('PATH', '')}"})
-
-
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    wheel_packing.require_wheel_tools()
+    wheel_packing.require_wheel_tools()  # before the build's minutes, not after them
     build = _build_folder(config_settings)
-    _configure(build)
-    _run(["cmake", "--build", build, "-j", str(os.cpu_count() or 1)])
+    # The project's own build script (compiler cache, generator, toolkit). A fresh folder is configured for the
+    # wheel: no test suites, and this Python for the torch-free binding; an existing one is built as configured.
+    env = {**os.environ, "EXACTUNE_BUILD_DIR": str(build)}
+    if not (build / "CMakeCache.txt").is_file():
+        env["EXACTUNE_CMAKE_ARGS"] = f"-DEXACTUNE_BUILD_TESTS=OFF -DPython3_EXECUTABLE={sys.executable}"
+    _run(["bash", ROOT / "ci" / "build.sh"], env=env)
     export = build / "wheel-export"
     shutil.rmtree(export, ignore_errors=True)
     _run([build / "exactune", "export", "--out", export])
